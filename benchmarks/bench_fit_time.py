@@ -1,0 +1,98 @@
+"""Fit time of every estimator divided by the non-private floor.
+
+The floor is the work any exact method must do: the Gram matrix XᵀX, plus the
+eigendecompositions the mechanism needs (eigenvalues of Σ and a full
+eigendecomposition of the noisy matrix for SeparateCovariance, one full
+eigendecomposition for ProjectionCovariance). Times are the best of --repeats
+runs. PRODUCT.md §2.2 sets the goal ratio ≤ 1.3 at n = 1e5, d = 1000.
+
+The floor's Gram matrix is one symmetric rank-k update (dsyrk) through SciPy's
+BLAS, the library the estimators use: NumPy and SciPy each ship an OpenBLAS, and
+alternating between the two makes their threads contend, which would blur the
+comparison on a small machine.
+
+    python benchmarks/bench_fit_time.py [--n 100000] [--d 1000] [--repeats 5]
+"""
+
+import argparse
+import time
+
+import numpy as np
+from scipy.linalg import blas
+
+from skprivcov import (
+    GaussianCovariance,
+    LaplaceCovariance,
+    ProjectionCovariance,
+    SeparateCovariance,
+    ZeroCovariance,
+)
+from skprivcov.mechanisms import eigh_descending, eigvalsh_descending
+
+
+def best_time(function, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--d", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(args.n, args.d))
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None] * 1.1
+    print(f"n={args.n}, d={args.d}, best of {args.repeats}", flush=True)
+
+    gram = best_time(lambda: blas.dsyrk(1.0, X.T), args.repeats)
+    second_moment = X.T @ X / args.n
+    eigvals = best_time(lambda: eigvalsh_descending(second_moment), args.repeats)
+    eigh = best_time(lambda: eigh_descending(second_moment), args.repeats)
+    print(
+        f"floor parts: Gram {gram:.3f}s, eigenvalues {eigvals:.3f}s, "
+        f"eigendecomposition {eigh:.3f}s"
+    )
+
+    cases = [
+        ("GaussianCovariance", GaussianCovariance(rho=0.1), gram),
+        ("LaplaceCovariance", LaplaceCovariance(epsilon=1.0), gram),
+        (
+            "SeparateCovariance (zCDP)",
+            SeparateCovariance(rho=0.1),
+            gram + eigvals + eigh,
+        ),
+        (
+            "SeparateCovariance (pure)",
+            SeparateCovariance(epsilon=1.0),
+            gram + eigvals + eigh,
+        ),
+        ("ProjectionCovariance", ProjectionCovariance(rho=0.1), gram + eigh),
+        (
+            "ProjectionCovariance (trace)",
+            ProjectionCovariance(rho=0.1, trace_fraction=0.125),
+            gram + eigh,
+        ),
+        (
+            "GaussianCovariance (centred)",
+            GaussianCovariance(rho=0.1, assume_centered=False),
+            gram,
+        ),
+    ]
+    print(f"{'estimator':<32}{'fit [s]':>10}{'floor [s]':>11}{'ratio':>8}")
+    for name, estimator, floor in cases:
+        estimator.set_params(random_state=0)
+        fit = best_time(lambda est=estimator: est.fit(X), args.repeats)
+        print(f"{name:<32}{fit:>10.3f}{floor:>11.3f}{fit / floor:>8.2f}", flush=True)
+    zero = best_time(lambda: ZeroCovariance().fit(X), args.repeats)
+    print(f"{'ZeroCovariance':<32}{zero:>10.3f}{'(no floor)':>11}")
+
+
+if __name__ == "__main__":
+    main()

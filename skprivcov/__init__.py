@@ -1,0 +1,28 @@
+"""skprivcov: differentially private covariance estimation for scikit-learn."""
+
+from skprivcov.covariance import (
+    GaussianCovariance,
+    LaplaceCovariance,
+    ProjectionCovariance,
+    SeparateCovariance,
+    ZeroCovariance,
+)
+from skprivcov.privacy import (
+    BudgetExceededError,
+    PrivacyCost,
+    UnsupportedPrivacyNotionError,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "BudgetExceededError",
+    "GaussianCovariance",
+    "LaplaceCovariance",
+    "PrivacyCost",
+    "ProjectionCovariance",
+    "SeparateCovariance",
+    "UnsupportedPrivacyNotionError",
+    "ZeroCovariance",
+    "__version__",
+]

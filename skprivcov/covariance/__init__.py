@@ -1,0 +1,17 @@
+"""Differentially private covariance estimators."""
+
+from skprivcov.covariance._base import BasePrivateCovariance
+from skprivcov.covariance._gaussian import GaussianCovariance
+from skprivcov.covariance._laplace import LaplaceCovariance
+from skprivcov.covariance._projection import ProjectionCovariance
+from skprivcov.covariance._separate import SeparateCovariance
+from skprivcov.covariance._zero import ZeroCovariance
+
+__all__ = [
+    "BasePrivateCovariance",
+    "GaussianCovariance",
+    "LaplaceCovariance",
+    "ProjectionCovariance",
+    "SeparateCovariance",
+    "ZeroCovariance",
+]

@@ -1,0 +1,205 @@
+"""Base classes of the private covariance estimators.
+
+The template of every fit: resolve the budget (before data is read) → validate
+the data → generator → sufficient statistics of the unit-ball rows → mechanism
+→ post-processing and storage → ``privacy_spent_``. Subclasses only name their
+mechanism; an estimator never draws noise itself.
+"""
+
+from abc import ABCMeta
+from numbers import Real
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.covariance import empirical_covariance, log_likelihood
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skprivcov._random import check_generator
+from skprivcov._stats import unit_ball_statistics
+from skprivcov.covariance._centering import augment, center
+from skprivcov.mechanisms import project_psd
+from skprivcov.privacy import PrivacyCost, resolve_budget
+
+__all__ = ["BasePrivateCovariance", "ReleasedCovarianceMixin"]
+
+
+class ReleasedCovarianceMixin:
+    """What every fitted covariance release offers: precision, score, errors.
+
+    Everything here reads only ``covariance_`` and ``location_`` (released
+    values) or data passed by the caller: it is post-processing.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _validate_input(self, X, *, reset):
+        return validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse="csr",
+            dtype=(np.float64, np.float32),
+            ensure_min_samples=2,
+            ensure_min_features=2,
+        )
+
+    def _set_release(self, covariance, location):
+        self.covariance_ = covariance
+        self.location_ = location
+        self._precision = None
+
+    @property
+    def precision_(self):
+        check_is_fitted(self, "covariance_")
+        if self._precision is None:
+            self._precision = linalg.pinvh(self.covariance_, check_finite=False)
+        return self._precision
+
+    def score(self, X_test, y=None):
+        """Gaussian log-likelihood of ``X_test`` under the released covariance.
+
+        As :meth:`sklearn.covariance.EmpiricalCovariance.score`. It reads
+        ``X_test``; it is private only with respect to the training data.
+
+        Parameters
+        ----------
+        X_test : array-like of shape (n_samples, n_features)
+            Test data, centred by ``location_``.
+        y : Ignored
+
+        Returns
+        -------
+        res : float
+            The log-likelihood (−inf if the release is not positive definite).
+        """
+        X_test = validate_data(self, X_test, reset=False)
+        test_covariance = empirical_covariance(
+            X_test - self.location_, assume_centered=True
+        )
+        return log_likelihood(test_covariance, self.precision_)
+
+    def error_norm(self, comp_cov, norm="frobenius", scaling=True, squared=True):
+        """Error between ``comp_cov`` and the released covariance.
+
+        Parameters
+        ----------
+        comp_cov : array-like of shape (n_features, n_features)
+            The covariance to compare with.
+        norm : {"frobenius", "spectral"}, default="frobenius"
+        scaling : bool, default=True
+            Divide the squared norm by n_features.
+        squared : bool, default=True
+            Return the squared norm, else the norm.
+
+        Returns
+        -------
+        result : float
+        """
+        check_is_fitted(self, "covariance_")
+        error = np.asarray(comp_cov) - self.covariance_
+        if norm == "frobenius":
+            squared_norm = float(np.sum(error**2))
+        elif norm == "spectral":
+            squared_norm = float(np.linalg.norm(error, 2) ** 2)
+        else:
+            raise ValueError(f"norm must be 'frobenius' or 'spectral', got {norm!r}.")
+        if scaling:
+            squared_norm /= error.shape[0]
+        return squared_norm if squared else float(np.sqrt(squared_norm))
+
+
+class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=ABCMeta):
+    """Base class of the estimators that release a noisy second moment.
+
+    Subclasses set ``_mechanism`` (a function of ``skprivcov.mechanisms`` taking
+    ``(second_moment, n_samples, budget, rng)`` and returning
+    ``(release, spent)``), the notions it offers and its default budget.
+    """
+
+    _parameter_constraints: dict = {
+        "rho": [Interval(Real, 0, None, closed="neither"), None],
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "delta": [Interval(Real, 0, 1, closed="left"), None],
+        "norm_bound": [Interval(Real, 0, None, closed="neither")],
+        "assume_centered": ["boolean"],
+        "random_state": ["random_state", np.random.Generator],
+    }
+    # Notions the mechanism offers, and the budget when none is given.
+    _notions = ("zcdp",)
+    _default_budget = PrivacyCost.zcdp(0.1)
+    # Whether the mechanism's release is PSD, so the centred one is kept PSD.
+    _psd_release = False
+
+    def __init__(
+        self,
+        *,
+        rho=None,
+        epsilon=None,
+        delta=None,
+        norm_bound=1.0,
+        assume_centered=True,
+        random_state=None,
+    ):
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.norm_bound = norm_bound
+        self.assume_centered = assume_centered
+        self.random_state = random_state
+
+    def _resolve_budget(self):
+        return resolve_budget(
+            rho=self.rho,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            notions=self._notions,
+            default=self._default_budget,
+            owner=type(self).__name__,
+        )
+
+    def _release(self, second_moment, n_samples, budget, rng):
+        return self._mechanism(second_moment, n_samples, budget, rng)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Release a private covariance of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; rows beyond ``norm_bound`` are clipped.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        budget = self._resolve_budget()
+        X = self._validate_input(X, reset=True)
+        rng = check_generator(self.random_state)
+        stats = unit_ball_statistics(
+            X, self.norm_bound, with_mean=not self.assume_centered
+        )
+        if self.assume_centered:
+            target = stats.second_moment
+        else:
+            target = augment(stats.second_moment, stats.mean)
+        release, spent = self._release(target, stats.n_samples, budget, rng)
+
+        # Post-processing of the release only; back to the scale of the data.
+        if self.assume_centered:
+            covariance, location = release, np.zeros(X.shape[1])
+        else:
+            covariance, location = center(release)
+            if self._psd_release:
+                covariance = project_psd(covariance)
+        bound = float(self.norm_bound)
+        self._set_release(covariance * bound**2, location * bound)
+        self.privacy_spent_ = spent
+        return self

@@ -1,0 +1,35 @@
+"""Mean and centred covariance from one release of augmented rows.
+
+ALGORITHMS.md §8.2: each unit-ball row z gets a constant appended,
+a = (c_x·z, c_0) with c_x² + c_0² ≤ 1, so ‖a‖ ≤ 1 and any mechanism applies to
+M = (1/n) Σ a aᵀ unchanged. From one release M̂: S = M̂_zz / c_x²,
+m = M̂_z0 / (c_x c_0), and the centred covariance S − m mᵀ is post-processing.
+Centring inside the mechanism is avoided: its sensitivity is data-dependent.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["CONSTANT_WEIGHT", "FEATURE_WEIGHT", "augment", "center"]
+
+# c_x = c_0 = 1/√2, the default of §8.2 (c_x² + c_0² = 1).
+FEATURE_WEIGHT = CONSTANT_WEIGHT = 1.0 / math.sqrt(2.0)
+
+
+def augment(second_moment, mean):
+    """M of the augmented rows, from the second moment and mean of the z rows."""
+    d = second_moment.shape[0]
+    augmented = np.empty((d + 1, d + 1))
+    augmented[:d, :d] = FEATURE_WEIGHT**2 * second_moment
+    augmented[:d, d] = augmented[d, :d] = FEATURE_WEIGHT * CONSTANT_WEIGHT * mean
+    augmented[d, d] = CONSTANT_WEIGHT**2
+    return augmented
+
+
+def center(release):
+    """(centred covariance, mean) at unit scale from a symmetric release M̂."""
+    d = release.shape[0] - 1
+    second_moment = release[:d, :d] / FEATURE_WEIGHT**2
+    mean = release[:d, d] / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
+    return second_moment - np.outer(mean, mean), mean

@@ -1,0 +1,62 @@
+"""Parameter documentation shared by every covariance estimator, written once."""
+
+__all__ = ["fill_shared_docs"]
+
+_SHARED = {
+    "budget_parameters": """rho : float > 0, default=None
+        Budget as ρ-zCDP. Give either ``rho`` or ``epsilon``, not both.
+
+    epsilon : float > 0, default=None
+        Budget as ε. With ``delta`` None or 0 it asks for pure ε-DP (only
+        mechanisms with a pure version accept that). With ``delta > 0`` a
+        zCDP mechanism spends the largest ρ whose Canonne–Kamath–Steinke
+        conversion gives (ε, δ)-DP; a pure-only mechanism spends pure ε.
+
+    delta : float in [0, 1), default=None
+        The δ of an (ε, δ) budget; only with ``epsilon``.""",
+    "common_parameters": """norm_bound : float > 0, default=1.0
+        Public bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
+        it, x ↦ min(1, B/‖x‖)·x; the bound is never inferred from the data and
+        the number of clipped rows is not reported (it is private).
+
+    assume_centered : bool, default=True
+        If True, estimate the second moment XᵀX/n (the papers' target) and set
+        ``location_`` to zero. If False, release the second moment of the rows
+        augmented with a constant (ALGORITHMS.md §8.2) and derive from that one
+        release both a private ``location_`` and the centred covariance; the
+        raw mean is never used.
+
+    random_state : int, numpy.random.Generator, RandomState or None, default=None
+        The only source of the noise. None draws fresh OS entropy; pass an int
+        for reproducible releases.""",
+    "fitted_attributes": """covariance_ : ndarray of shape (n_features, n_features)
+        The released (private) covariance, exactly symmetric.
+
+    location_ : ndarray of shape (n_features,)
+        Zero if ``assume_centered``, else the private mean.
+
+    precision_ : ndarray of shape (n_features, n_features)
+        Pseudo-inverse of ``covariance_``, computed on first access
+        (post-processing, free).
+
+    privacy_spent_ : PrivacyCost
+        What the fit spent; the sum of the parts of the mechanism.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.""",
+    "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
+    public). The release is computed from the rows brought into the unit ball
+    by ``norm_bound`` (ALGORITHMS.md §0), so the guarantee holds for any data.""",
+}
+
+
+def fill_shared_docs(obj):
+    """Replace ``{name}`` placeholders of the shared texts in ``obj.__doc__``."""
+    doc = obj.__doc__
+    for name, text in _SHARED.items():
+        doc = doc.replace("{" + name + "}", text)
+    obj.__doc__ = doc
+    return obj

@@ -1,0 +1,84 @@
+"""The zero matrix: the trivial, free baseline."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+
+from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov.privacy import PrivacyCost
+
+__all__ = ["ZeroCovariance"]
+
+
+class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
+    """Releases the zero matrix, reading nothing but the shape of X.
+
+    The trace-sensitive baseline of DLY22: when the trace of the data is tiny,
+    no mechanism should do worse than releasing zero. Its error is ‖Σ‖_F.
+
+    Parameters
+    ----------
+    assume_centered : bool, default=True
+        Only decides the meaning of ``location_`` (always zero here), for a
+        drop-in comparison with the other estimators.
+
+    Attributes
+    ----------
+    covariance_ : ndarray of shape (n_features, n_features)
+        Zeros.
+
+    location_ : ndarray of shape (n_features,)
+        Zeros.
+
+    precision_ : ndarray of shape (n_features, n_features)
+        Pseudo-inverse of ``covariance_`` (zeros).
+
+    privacy_spent_ : PrivacyCost
+        Zero: only the public n and d are read.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    Notes
+    -----
+    Input validation reads X (to reject NaN, for instance) but nothing about
+    the values enters the release, so it is 0-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import ZeroCovariance
+    >>> est = ZeroCovariance().fit(np.ones((5, 2)))
+    >>> est.covariance_
+    array([[0., 0.],
+           [0., 0.]])
+    >>> print(est.privacy_spent_)
+    0-DP (pure)
+    """
+
+    _parameter_constraints: dict = {"assume_centered": ["boolean"]}
+
+    def __init__(self, *, assume_centered=True):
+        self.assume_centered = assume_centered
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Release the zero matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; only its shape is used.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        n_features = self._validate_input(X, reset=True).shape[1]
+        self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
+        self.privacy_spent_ = PrivacyCost.zero()
+        return self

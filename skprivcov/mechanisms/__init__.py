@@ -1,0 +1,57 @@
+"""Mechanisms: pure functions on sufficient statistics; the rng is passed in.
+
+Nothing here knows about scikit-learn or reads raw data. See ALGORITHMS.md for
+the specification each function cites.
+"""
+
+from skprivcov.mechanisms._covariance import (
+    gaussian_covariance,
+    laplace_covariance,
+    projection_covariance,
+    separate_covariance,
+)
+from skprivcov.mechanisms._eigen import (
+    eigh_descending,
+    eigvalsh_descending,
+    from_eigenpairs,
+)
+from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._projections import (
+    project_capped_simplex,
+    project_l1_ball,
+    project_psd,
+    project_psd_trace_ball,
+)
+from skprivcov.mechanisms._sensitivity import (
+    eigenvalues_l1_sensitivity,
+    eigenvalues_l2_sensitivity,
+    gaussian_scale,
+    laplace_scale,
+    second_moment_l1_sensitivity,
+    second_moment_l2_sensitivity,
+    trace_sensitivity,
+)
+from skprivcov.mechanisms._trace import private_trace_upper_bound
+
+__all__ = [
+    "eigenvalues_l1_sensitivity",
+    "eigenvalues_l2_sensitivity",
+    "eigh_descending",
+    "eigvalsh_descending",
+    "from_eigenpairs",
+    "gaussian_covariance",
+    "gaussian_scale",
+    "laplace_covariance",
+    "laplace_scale",
+    "private_trace_upper_bound",
+    "project_capped_simplex",
+    "project_l1_ball",
+    "project_psd",
+    "project_psd_trace_ball",
+    "projection_covariance",
+    "second_moment_l1_sensitivity",
+    "second_moment_l2_sensitivity",
+    "separate_covariance",
+    "symmetric_noise",
+    "trace_sensitivity",
+]

@@ -1,0 +1,131 @@
+"""Covariance mechanisms on the second moment of unit-ball rows.
+
+Each function takes Σ = (1/n)·Σᵢ zᵢzᵢᵀ of rows with ‖zᵢ‖ ≤ 1, the public n, a
+budget (:class:`~skprivcov.privacy.PrivacyCost`) and a numpy Generator, and
+returns ``(release, spent)``; ``spent`` is the composition of the parts the
+function drew noise for, so it can be checked against the budget. Neighbours
+replace one row (ALGORITHMS.md §0). Functions never see raw data.
+"""
+
+import numpy as np
+
+from skprivcov.mechanisms._eigen import (
+    eigh_descending,
+    eigvalsh_descending,
+    from_eigenpairs,
+)
+from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._projections import (
+    project_capped_simplex,
+    project_psd_trace_ball,
+)
+from skprivcov.mechanisms._sensitivity import (
+    eigenvalues_l1_sensitivity,
+    eigenvalues_l2_sensitivity,
+    gaussian_scale,
+    laplace_scale,
+    second_moment_l1_sensitivity,
+    second_moment_l2_sensitivity,
+)
+from skprivcov.mechanisms._trace import private_trace_upper_bound
+from skprivcov.privacy import UnsupportedPrivacyNotionError
+
+__all__ = [
+    "gaussian_covariance",
+    "laplace_covariance",
+    "projection_covariance",
+    "separate_covariance",
+]
+
+# At unit scale tr Σ ≤ 1 is public: the radius of every trace projection below.
+_UNIT_TRACE = 1.0
+
+
+def _require_notion(budget, notion, mechanism):
+    if budget.notion != notion:
+        raise UnsupportedPrivacyNotionError(
+            f"{mechanism} needs a {notion} budget, got {budget}."
+        )
+
+
+def gaussian_covariance(second_moment, n_samples, budget, rng):
+    """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; ALGORITHMS.md §3.1)."""
+    _require_notion(budget, "zcdp", "GaussCov")
+    # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
+    scale = gaussian_scale(second_moment_l2_sensitivity(n_samples), budget.rho)
+    noise = symmetric_noise(second_moment.shape[0], scale, rng, distribution="gaussian")
+    return second_moment + noise, budget
+
+
+def laplace_covariance(second_moment, n_samples, budget, rng):
+    """LapCov: Σ + (Δ₁/ε)·SLW(d), pure ε-DP (DLY22 §6; ALGORITHMS.md §3.8).
+
+    Δ₁ is the ℓ1 sensitivity of the upper triangle, min(√(d(d+1)), d/√2 + 1)/n
+    (see :func:`second_moment_l1_sensitivity`).
+    """
+    _require_notion(budget, "pure", "LapCov")
+    d = second_moment.shape[0]
+    scale = laplace_scale(second_moment_l1_sensitivity(d, n_samples), budget.parameter)
+    return second_moment + symmetric_noise(d, scale, rng, distribution="laplace"), (
+        budget
+    )
+
+
+_NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
+
+
+def _noisy_eigenvalues(values, n_samples, budget, rng):
+    """Λ + Gaussian (ℓ2 sensitivity √2/n) or Laplace (ℓ1 sensitivity 2/n) noise."""
+    if budget.notion == "zcdp":
+        scale = gaussian_scale(eigenvalues_l2_sensitivity(n_samples), budget.rho)
+        return values + scale * rng.standard_normal(values.size)
+    scale = laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
+    return values + rng.laplace(0.0, scale, values.size)
+
+
+def separate_covariance(second_moment, n_samples, budget, rng):
+    """SeparateCov: noisy eigenvalues with eigenvectors of a noisy Σ.
+
+    zCDP version (ALGORITHMS.md §3.2): Λ + (√2/(√ρ n))·N(0, I) at ρ/2, and the
+    eigenvectors of GaussCov(Σ, ρ/2). Pure version (§3.8, SeparateLapCov):
+    Λ + Lap(4/(εn)) at ε/2, eigenvectors of LapCov(Σ, ε/2). Post-processing
+    (free): eigenvectors paired by descending eigenvalue with ``eigh``, noisy
+    eigenvalues sorted and projected onto {u ≥ 0, Σu ≤ 1}. The release is PSD.
+    """
+    values_budget = budget.scaled(0.5)
+    vectors_budget = budget.scaled(0.5)
+    noisy_values = _noisy_eigenvalues(
+        eigvalsh_descending(second_moment), n_samples, values_budget, rng
+    )
+    noisy_matrix, _ = _NOISY_COVARIANCE[budget.notion](
+        second_moment, n_samples, vectors_budget, rng
+    )
+    _, vectors = eigh_descending(noisy_matrix)
+    values = project_capped_simplex(np.sort(noisy_values)[::-1], _UNIT_TRACE)
+    return from_eigenpairs(values, vectors), values_budget + vectors_budget
+
+
+def projection_covariance(
+    second_moment, n_samples, budget, rng, *, trace_fraction=None, beta=0.05
+):
+    """The projection mechanism (DLY22 App. E; ALGORITHMS.md §3.7), ρ-zCDP.
+
+    GaussCov(Σ) projected onto K_t = {Y ⪰ 0, tr Y ≤ t}. By default t = 1, the
+    public trace bound. With ``trace_fraction`` f, a share f of ρ buys a private
+    upper bound t̂r on tr Σ (§3.7, trace-sensitive variant) and GaussCov gets the
+    rest, (1 − f)ρ.
+    """
+    _require_notion(budget, "zcdp", "The projection mechanism")
+    if trace_fraction is None:
+        matrix_budget = budget
+        trace_bound = _UNIT_TRACE
+        spent = budget
+    else:
+        trace_budget = budget.scaled(trace_fraction)
+        matrix_budget = budget.scaled(1.0 - trace_fraction)
+        trace_bound, _ = private_trace_upper_bound(
+            np.trace(second_moment), n_samples, trace_budget, beta, rng
+        )
+        spent = trace_budget + matrix_budget
+    noisy, _ = gaussian_covariance(second_moment, n_samples, matrix_budget, rng)
+    return project_psd_trace_ball(noisy, trace_bound), spent

@@ -1,0 +1,67 @@
+"""Euclidean projections used as post-processing (ALGORITHMS.md §4)."""
+
+import numpy as np
+
+from skprivcov.mechanisms._eigen import eigh_descending, from_eigenpairs
+
+__all__ = [
+    "project_capped_simplex",
+    "project_l1_ball",
+    "project_psd",
+    "project_psd_trace_ball",
+]
+
+
+def project_l1_ball(values, radius):
+    """Euclidean projection of a vector onto {u : ‖u‖₁ ≤ radius} (§4.1).
+
+    Duchi, Shalev-Shwartz, Singer & Chandra (2008), O(d log d).
+    """
+    values = np.asarray(values, dtype=float)
+    magnitude = np.abs(values)
+    if magnitude.sum() <= radius:
+        return values.copy()
+    if radius <= 0.0:
+        return np.zeros_like(values)
+    ordered = np.sort(magnitude)[::-1]
+    cumulative = np.cumsum(ordered)
+    index = np.arange(1, values.size + 1)
+    # ρ = max{j : u_j − (S_j − t)/j > 0}; the condition holds for a prefix.
+    last = np.nonzero(ordered - (cumulative - radius) / index > 0)[0][-1]
+    threshold = (cumulative[last] - radius) / (last + 1)
+    return np.sign(values) * np.maximum(magnitude - threshold, 0.0)
+
+
+def project_capped_simplex(values, total):
+    """Projection onto {u : u ≥ 0, Σu ≤ total} (§4.2, DLY22 Lemma 11).
+
+    Equal to the ℓ1-ball projection of max(values, 0): on the non-negative orthant
+    the two sets coincide. The map is monotone, so sorted input stays sorted.
+    """
+    return project_l1_ball(np.maximum(values, 0.0), total)
+
+
+def project_psd_trace_ball(matrix, trace_bound):
+    """Frobenius projection onto K_t = {Y ⪰ 0, tr Y ≤ t} (§4.2).
+
+    The skew part is orthogonal to Sym(d) and dropped; the eigenvalues of the
+    symmetric part go onto the capped simplex (von Neumann / Lewis 1996).
+
+    Returns
+    -------
+    projected : ndarray of shape (d, d)
+        Symmetric positive semi-definite with trace at most ``trace_bound``.
+    """
+    symmetric = 0.5 * (matrix + matrix.T)
+    values, vectors = eigh_descending(symmetric)
+    return from_eigenpairs(project_capped_simplex(values, trace_bound), vectors)
+
+
+def project_psd(matrix):
+    """Frobenius projection of a symmetric matrix onto the PSD cone.
+
+    Negative eigenvalues are set to zero (ALGORITHMS.md §6.5: at most doubles the
+    spectral error against a PSD target, never increases the Frobenius error).
+    """
+    values, vectors = eigh_descending(matrix)
+    return from_eigenpairs(np.maximum(values, 0.0), vectors)

@@ -1,0 +1,72 @@
+"""Sensitivities of the statistics released by the mechanisms.
+
+Replace-one neighbours, every row in the unit ℓ2 ball, n rows (ALGORITHMS.md §0,
+§0.2). Σ = XᵀX/n is the uncentred second moment.
+"""
+
+import math
+
+__all__ = [
+    "eigenvalues_l1_sensitivity",
+    "eigenvalues_l2_sensitivity",
+    "gaussian_scale",
+    "laplace_scale",
+    "second_moment_l1_sensitivity",
+    "second_moment_l2_sensitivity",
+    "trace_sensitivity",
+]
+
+
+def second_moment_l2_sensitivity(n_samples):
+    """Frobenius (ℓ2 of the upper triangle) sensitivity of Σ: √2/n (§0.2).
+
+    ‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(x·y)² ≤ 2, and the upper-triangle vector has
+    at most the Frobenius norm.
+    """
+    return math.sqrt(2.0) / n_samples
+
+
+def second_moment_l1_sensitivity(n_features, n_samples):
+    """ℓ1 sensitivity of the upper triangle (diagonal included) of Σ.
+
+    ALGORITHMS.md §0.2 gives the valid bound √(d(d+1))/n (Cauchy–Schwarz over the
+    d(d+1)/2 coordinates; the paper's √2·d/n is looser). We use the smaller of it
+    and d/√2 + 1 (over n), which is also provably valid [derived here]: with
+    D = xxᵀ − yyᵀ,
+
+        Σ_{j≤k} |D_jk| = ½ Σ_{j,k} |D_jk| + ½ Σ_j |D_jj|
+                       ≤ ½ d ‖D‖_F + ½ (‖x‖² + ‖y‖²)   (Cauchy–Schwarz over d²)
+                       ≤ d/√2 + 1.
+
+    It is about 29% smaller than √(d(d+1)) for large d.
+    """
+    d = n_features
+    return min(math.sqrt(d * (d + 1.0)), d / math.sqrt(2.0) + 1.0) / n_samples
+
+
+def eigenvalues_l2_sensitivity(n_samples):
+    """ℓ2 sensitivity of the sorted eigenvalues of Σ: √2/n (DLY22 Lemma 10)."""
+    return math.sqrt(2.0) / n_samples
+
+
+def eigenvalues_l1_sensitivity(n_samples):
+    """ℓ1 sensitivity of the sorted eigenvalues of Σ: 2/n (ADK19 Thm 1)."""
+    return 2.0 / n_samples
+
+
+def trace_sensitivity(n_samples):
+    """Sensitivity of tr Σ: 1/n, since ‖x‖² ∈ [0, 1] (§0.2)."""
+    return 1.0 / n_samples
+
+
+def gaussian_scale(l2_sensitivity, rho):
+    """Standard deviation of the ρ-zCDP Gaussian mechanism: Δ₂/√(2ρ).
+
+    Bun & Steinke (2016), Prop. 1.6.
+    """
+    return l2_sensitivity / math.sqrt(2.0 * rho)
+
+
+def laplace_scale(l1_sensitivity, epsilon):
+    """Scale b of the ε-DP Laplace mechanism: Δ₁/ε (Dwork & Roth Thm 3.6)."""
+    return l1_sensitivity / epsilon

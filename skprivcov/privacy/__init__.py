@@ -1,0 +1,29 @@
+"""Privacy costs, conversions between notions, the budget rule and exceptions."""
+
+from skprivcov.privacy._budget import resolve_budget
+from skprivcov.privacy._conversions import (
+    bun_steinke_epsilon,
+    cks_delta,
+    cks_epsilon,
+    gaussian_epsilon,
+    pure_to_zcdp,
+    zcdp_from_approx_dp,
+)
+from skprivcov.privacy._cost import PrivacyCost
+from skprivcov.privacy._exceptions import (
+    BudgetExceededError,
+    UnsupportedPrivacyNotionError,
+)
+
+__all__ = [
+    "BudgetExceededError",
+    "PrivacyCost",
+    "UnsupportedPrivacyNotionError",
+    "bun_steinke_epsilon",
+    "cks_delta",
+    "cks_epsilon",
+    "gaussian_epsilon",
+    "pure_to_zcdp",
+    "resolve_budget",
+    "zcdp_from_approx_dp",
+]

@@ -1,0 +1,5 @@
+"""Utilities."""
+
+from skprivcov.utils._discovery import all_estimators
+
+__all__ = ["all_estimators"]

@@ -1,0 +1,159 @@
+"""Checks every discovered estimator must pass: scikit-learn's and our own."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.covariance import EmpiricalCovariance
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    parametrize_with_checks,
+)
+
+from skprivcov import PrivacyCost, ZeroCovariance
+from skprivcov.covariance import BasePrivateCovariance
+from skprivcov.utils import all_estimators
+
+ESTIMATORS = [cls() for _, cls in all_estimators()]
+PRIVATE = [est for est in ESTIMATORS if isinstance(est, BasePrivateCovariance)]
+# Checks scikit-learn runs that our estimators are expected to fail, with the
+# reason. Empty: every estimator passes every check.
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+
+
+def _name(estimator):
+    return type(estimator).__name__
+
+
+def test_discovery_finds_every_estimator():
+    assert [_name(est) for est in ESTIMATORS] == [
+        "GaussianCovariance",
+        "LaplaceCovariance",
+        "ProjectionCovariance",
+        "SeparateCovariance",
+        "ZeroCovariance",
+    ]
+
+
+@parametrize_with_checks(
+    ESTIMATORS,
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(_name(est), {}),
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_name)
+def test_param_validation(estimator):
+    check_param_validation(_name(estimator), estimator)
+
+
+def _budget_kwargs(estimator):
+    """A budget each estimator accepts, in its own notion."""
+    if "zcdp" in estimator._notions:
+        return {"rho": 0.3}, PrivacyCost.zcdp(0.3)
+    return {"epsilon": 0.7}, PrivacyCost.pure(0.7)
+
+
+@pytest.fixture
+def unit_data():
+    rng = np.random.default_rng(42)
+    X = rng.normal(size=(400, 6)) * np.array([1.0, 0.8, 0.6, 0.4, 0.2, 0.1])
+    return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_name)
+@pytest.mark.parametrize("assume_centered", [True, False])
+def test_release_is_exactly_symmetric(estimator, assume_centered, unit_data):
+    est = clone(estimator).set_params(assume_centered=assume_centered)
+    if isinstance(est, BasePrivateCovariance):
+        est.set_params(random_state=0)
+    cov = est.fit(unit_data).covariance_
+    assert cov.shape == (6, 6)
+    np.testing.assert_array_equal(cov, cov.T)
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_privacy_spent_is_the_requested_budget(estimator, unit_data):
+    kwargs, expected = _budget_kwargs(estimator)
+    est = clone(estimator).set_params(random_state=0, **kwargs).fit(unit_data)
+    assert isinstance(est.privacy_spent_, PrivacyCost)
+    assert est.privacy_spent_.notion == expected.notion
+    assert est.privacy_spent_.parameter == pytest.approx(expected.parameter, 1e-12)
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_default_budget_is_private_and_documented(estimator, unit_data):
+    est = clone(estimator).set_params(random_state=0).fit(unit_data)
+    expected = (
+        PrivacyCost.zcdp(0.1) if "zcdp" in est._notions else PrivacyCost.pure(1.0)
+    )
+    assert est.privacy_spent_ == expected
+    assert f"{expected.parameter:g}" in type(est).__doc__
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_same_seed_same_release_other_seed_other(estimator, unit_data):
+    first = clone(estimator).set_params(random_state=3).fit(unit_data).covariance_
+    again = clone(estimator).set_params(random_state=3).fit(unit_data).covariance_
+    other = clone(estimator).set_params(random_state=4).fit(unit_data).covariance_
+    np.testing.assert_array_equal(first, again)
+    assert not np.allclose(first, other)
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_generator_random_state_is_the_only_noise_source(estimator, unit_data):
+    releases = []
+    for global_seed in (1, 2):
+        np.random.seed(global_seed)  # noqa: NPY002 - numpy's global state must not matter
+        est = clone(estimator).set_params(random_state=np.random.default_rng(5))
+        releases.append(est.fit(unit_data).covariance_)
+    np.testing.assert_array_equal(releases[0], releases[1])
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_fit_leaves_parameters_untouched(estimator, unit_data):
+    est = clone(estimator).set_params(random_state=1, norm_bound=2.0)
+    before = est.get_params()
+    est.fit(unit_data)
+    assert est.get_params() == before
+
+
+def _huge_budget(estimator):
+    if "zcdp" in estimator._notions:
+        return {"rho": 1e14}
+    return {"epsilon": 1e8}
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_huge_budget_gives_the_non_private_second_moment(estimator, unit_data):
+    X = 3.0 * unit_data  # rows within the bound below: nothing is clipped
+    est = clone(estimator).set_params(
+        random_state=0, norm_bound=3.0, **_huge_budget(estimator)
+    )
+    est.fit(X)
+    np.testing.assert_allclose(est.covariance_, X.T @ X / len(X), atol=1e-6)
+    np.testing.assert_array_equal(est.location_, np.zeros(6))
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_huge_budget_centred_matches_empirical_covariance(estimator, unit_data):
+    X = 2.0 * unit_data + 0.5  # shifted mean; norms stay within 5
+    est = clone(estimator).set_params(
+        random_state=0,
+        norm_bound=5.0,
+        assume_centered=False,
+        **_huge_budget(estimator),
+    )
+    est.fit(X)
+    reference = EmpiricalCovariance().fit(X)
+    np.testing.assert_allclose(est.location_, reference.location_, atol=1e-6)
+    np.testing.assert_allclose(est.covariance_, reference.covariance_, atol=1e-6)
+
+
+def test_zero_covariance_spends_nothing_and_reads_no_values(unit_data):
+    est = ZeroCovariance(assume_centered=False).fit(unit_data)
+    other = ZeroCovariance(assume_centered=False).fit(unit_data * 1e6 + 3)
+    np.testing.assert_array_equal(est.covariance_, other.covariance_)
+    np.testing.assert_array_equal(est.covariance_, np.zeros((6, 6)))
+    np.testing.assert_array_equal(est.location_, np.zeros(6))
+    assert est.privacy_spent_ == PrivacyCost.zero()

@@ -1,0 +1,190 @@
+"""The noise of every estimator has the law and the scale of its specification.
+
+Each test draws many seeded releases from fixed data and compares an estimate of
+the noise scale with the formula of ALGORITHMS.md. Tolerances are derived from
+the sampling error of the estimate (a few standard errors) and are well below
+10%, so a noise scale 10% off fails.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skprivcov import (
+    GaussianCovariance,
+    LaplaceCovariance,
+    ProjectionCovariance,
+    SeparateCovariance,
+)
+from skprivcov.mechanisms import eigh_descending
+
+N_RELEASES = 400
+# Seeds of the releases; fixed, and away from 0 so that each test draws its own.
+SEEDS = range(1000, 3000)
+UPPER = np.triu_indices(5)
+
+
+def _axis_aligned_data(eigenvalues, n_samples=2000):
+    """Unit rows along the axes (and zero rows): XᵀX/n is exactly diag(eigenvalues)."""
+    counts = np.rint(np.asarray(eigenvalues) * n_samples).astype(int)
+    assert np.allclose(counts / n_samples, eigenvalues) and counts.sum() <= n_samples
+    d = counts.size
+    X = np.zeros((n_samples, d))
+    X[np.arange(counts.sum()), np.repeat(np.arange(d), counts)] = 1.0
+    X[::2] *= -1.0
+    return X
+
+
+def _relative_tolerance(n_values, kurtosis=3.0, n_se=4.5):
+    """n_se standard errors of a standard-deviation estimate from n_values draws."""
+    return n_se * math.sqrt((kurtosis - 1.0) / (4.0 * n_values))
+
+
+def _noise_samples(estimator_factory, X, target, n_releases=N_RELEASES):
+    draws = []
+    for seed in SEEDS[:n_releases]:
+        release = estimator_factory(seed).fit(X).covariance_
+        draws.append((release - target)[UPPER])
+    return np.array(draws)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 5))
+    X *= 2.0 / np.maximum(np.linalg.norm(X, axis=1), 2.0)[:, None]
+    return X  # rows within the public bound 2
+
+
+def test_gaussian_noise_law_and_scale(data):
+    rho, bound = 0.5, 2.0
+    n = len(data)
+    sigma = bound**2 / (math.sqrt(rho) * n)  # §3.1: 1/(√ρ n) at unit scale
+    noise = _noise_samples(
+        lambda s: GaussianCovariance(rho=rho, norm_bound=bound, random_state=s),
+        data,
+        data.T @ data / n,
+    )
+    tolerance = _relative_tolerance(noise.size)
+    assert tolerance < 0.05
+    assert np.std(noise) / sigma == pytest.approx(1.0, abs=tolerance)
+    # Diagonal and off-diagonal entries have the same scale (SGW, §0.1).
+    diagonal = noise[:, UPPER[0] == UPPER[1]]
+    assert np.std(diagonal) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(diagonal.size)
+    )
+    assert abs(noise.mean()) < 4.5 * sigma / math.sqrt(noise.size)
+    assert stats.kstest(noise.ravel() / sigma, "norm").pvalue > 1e-3
+
+
+def test_gaussian_noise_of_the_private_mean(data):
+    rho, bound = 0.5, 2.0
+    n = len(data)
+    # The mean is M̂_x0/(c_x c_0) with c_x c_0 = 1/2 (§8.2): twice the entry noise.
+    sigma = 2.0 * bound / (math.sqrt(rho) * n)
+    mean = data.mean(axis=0)
+    noise = np.array(
+        [
+            GaussianCovariance(
+                rho=rho, norm_bound=bound, assume_centered=False, random_state=s
+            )
+            .fit(data)
+            .location_
+            - mean
+            for s in SEEDS[:N_RELEASES]
+        ]
+    )
+    assert np.std(noise) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(noise.size)
+    )
+
+
+def test_laplace_noise_law_and_scale(data):
+    epsilon, bound = 2.0, 2.0
+    n, d = data.shape
+    # §3.8 with the tight ℓ1 sensitivity min(√(d(d+1)), d/√2 + 1)/n.
+    l1 = min(math.sqrt(d * (d + 1)), d / math.sqrt(2) + 1) / n
+    scale = bound**2 * l1 / epsilon
+    noise = _noise_samples(
+        lambda s: LaplaceCovariance(epsilon=epsilon, norm_bound=bound, random_state=s),
+        data,
+        data.T @ data / n,
+    )
+    # E|Lap(b)| = b and Var|Lap(b)| = b²: mean absolute value estimates b.
+    tolerance = 4.5 / math.sqrt(noise.size)
+    assert tolerance < 0.06
+    assert np.mean(np.abs(noise)) / scale == pytest.approx(1.0, abs=tolerance)
+    assert stats.kstest(noise.ravel() / scale, "laplace").pvalue > 1e-3
+
+
+def _separate_noise(estimator_factory, eigenvalues, n_releases=1200):
+    """Eigenvalue noise and first-order eigenvector noise of separate releases.
+
+    With Σ = diag(λ) (distinct λ) and a small symmetric noise σW, the eigenvector
+    matrix of Σ + σW is I + A + O(σ²) with A_jk = σW_jk/(λ_k − λ_j). So
+    P_jk (λ_k − λ_j) for j < k recovers σW_jk, the noise of the eigenvector part.
+    """
+    X = _axis_aligned_data(eigenvalues)
+    lam = np.asarray(eigenvalues)
+    value_noise, vector_noise = [], []
+    j, k = np.triu_indices(lam.size, 1)
+    for seed in SEEDS[:n_releases]:
+        values, vectors = eigh_descending(estimator_factory(seed).fit(X).covariance_)
+        vectors = vectors * np.sign(np.diag(vectors))
+        value_noise.append(values - lam)
+        vector_noise.append(vectors[j, k] * (lam[k] - lam[j]))
+    return np.array(value_noise), np.array(vector_noise)
+
+
+EIGENVALUES = [0.4, 0.25, 0.15, 0.08, 0.02]  # sum < 1: the projection is inactive
+
+
+def test_separate_gaussian_scales():
+    rho, n = 8.0, 2000
+    values, vectors = _separate_noise(
+        lambda s: SeparateCovariance(rho=rho, random_state=s), EIGENVALUES
+    )
+    # §3.2: eigenvalues + (√2/(√ρ n))·N(0, I) at ρ/2; GaussCov at ρ/2 has the same σ.
+    sigma = math.sqrt(2.0) / (math.sqrt(rho) * n)
+    assert np.std(values) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(values.size)
+    )
+    assert np.std(vectors) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(vectors.size)
+    )
+    assert stats.kstest(values.ravel() / sigma, "norm").pvalue > 1e-3
+
+
+def test_separate_laplace_scales():
+    epsilon, n, d = 200.0, 2000, 5
+    values, vectors = _separate_noise(
+        lambda s: SeparateCovariance(epsilon=epsilon, random_state=s), EIGENVALUES
+    )
+    # §3.8: eigenvalues + Lap((2/n)/(ε/2)); eigenvectors of LapCov(ε/2).
+    value_scale = (2.0 / n) / (epsilon / 2)
+    vector_scale = (min(math.sqrt(d * (d + 1)), d / math.sqrt(2) + 1) / n) / (
+        epsilon / 2
+    )
+    assert np.mean(np.abs(values)) / value_scale == pytest.approx(
+        1.0, abs=4.5 / math.sqrt(values.size)
+    )
+    assert np.mean(np.abs(vectors)) / vector_scale == pytest.approx(
+        1.0, abs=4.5 / math.sqrt(vectors.size)
+    )
+    assert stats.kstest(values.ravel() / value_scale, "laplace").pvalue > 1e-3
+
+
+def test_projection_noise_scale_when_the_projection_is_inactive():
+    # Σ well inside {PSD, tr ≤ 1}: the projection returns GaussCov unchanged.
+    rho, n = 50.0, 2000
+    lam = [0.2, 0.18, 0.16, 0.14, 0.12]
+    X = _axis_aligned_data(lam)
+    sigma = 1.0 / (math.sqrt(rho) * n)
+    noise = _noise_samples(
+        lambda s: ProjectionCovariance(rho=rho, random_state=s), X, np.diag(lam)
+    )
+    assert np.std(noise) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(noise.size)
+    )
