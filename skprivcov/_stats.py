@@ -3,7 +3,9 @@
 Rows are brought into the unit ball by the public bound B as z = x / max(‖x‖, B):
 rows inside the ball of radius B are scaled by 1/B, rows outside are clipped to
 it (Clip(x, B)/B, ALGORITHMS.md §3.3). Only one chunk of rows is ever copied;
-dense arrays, memmaps and CSR matrices are read slice by slice.
+dense arrays, memmaps and CSR matrices are read slice by slice. The work done does
+not depend on which rows are clipped (only on the shape, and for sparse input on
+the non-zeros), except for rows with entries beyond ~1e154 (see _row_norms).
 """
 
 from typing import NamedTuple
@@ -59,31 +61,25 @@ def _inverse_scales(chunk, norm_bound):
 def _dense_gram(X, norm_bound, chunk_rows, with_mean):
     """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk).
 
-    A chunk whose rows all lie within the bound enters as it is, with the factor
-    1/B² on the update: no copy. A chunk with a row to clip is scaled row by row
-    into one reused buffer. Every BLAS call in the loop goes to SciPy's BLAS:
-    interleaving it with NumPy's (a separate OpenBLAS with its own spinning
-    threads) measured twice as slow on 2 cores.
+    Every chunk is scaled row by row into one reused buffer, whether or not it
+    has a row to clip: a shortcut for chunks without one would make the running
+    time tell whether the data has rows beyond the bound. Every BLAS call in the
+    loop goes to SciPy's BLAS: interleaving it with NumPy's (a separate OpenBLAS
+    with its own spinning threads) measured twice as slow on 2 cores.
     """
     n_samples, n_features = X.shape
     gram = np.zeros((n_features, n_features), order="F")
     total = np.zeros(n_features) if with_mean else None
-    buffer = None
+    buffer = np.empty((min(chunk_rows, n_samples), n_features))
     for start in range(0, n_samples, chunk_rows):
         chunk = X[start : start + chunk_rows]
         inverse = _inverse_scales(chunk, norm_bound)
-        if chunk.dtype == np.float64 and np.all(inverse == 1.0 / norm_bound):
-            rows, factor = chunk, 1.0 / norm_bound
-        else:
-            if buffer is None:
-                buffer = np.empty((min(chunk_rows, n_samples), n_features))
-            rows = np.multiply(chunk, inverse[:, None], out=buffer[: len(chunk)])
-            factor = 1.0
-        # rows.T is Fortran-ordered for C-ordered rows: BLAS reads it in place.
-        gram = blas.dsyrk(factor**2, rows.T, beta=1.0, c=gram, trans=0, overwrite_c=1)
+        rows = np.multiply(chunk, inverse[:, None], out=buffer[: len(chunk)])
+        # rows.T is Fortran-ordered: BLAS reads it in place.
+        gram = blas.dsyrk(1.0, rows.T, beta=1.0, c=gram, trans=0, overwrite_c=1)
         if with_mean:
             ones = np.ones(len(rows))
-            total = blas.dgemv(factor, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
+            total = blas.dgemv(1.0, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
     upper = np.triu(gram)
     return upper + np.triu(upper, 1).T, total
 

@@ -27,8 +27,11 @@ _SHARED = {
         raw mean is never used.
 
     random_state : int, numpy.random.Generator, RandomState or None, default=None
-        The only source of the noise. None draws fresh OS entropy; pass an int
-        for reproducible releases.""",
+        The only source of the noise. None (the default) draws fresh OS
+        entropy: use it for real releases. An int makes releases reproducible,
+        for experiments only: two releases made with the same seed share their
+        noise, so their difference is noise-free, and the composition of their
+        costs no longer holds.""",
     "fitted_attributes": """covariance_ : ndarray of shape (n_features, n_features)
         The released (private) covariance, exactly symmetric.
 
