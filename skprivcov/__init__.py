@@ -9,6 +9,7 @@ from skprivcov.covariance import (
 )
 from skprivcov.privacy import (
     BudgetExceededError,
+    PrivacyAccountant,
     PrivacyCost,
     UnsupportedPrivacyNotionError,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "BudgetExceededError",
     "GaussianCovariance",
     "LaplaceCovariance",
+    "PrivacyAccountant",
     "PrivacyCost",
     "ProjectionCovariance",
     "SeparateCovariance",

@@ -1,8 +1,9 @@
 """Base classes of the private covariance estimators.
 
-The template of every fit: resolve the budget (before data is read) → validate
-the data → generator → sufficient statistics of the unit-ball rows → mechanism
-→ post-processing and storage → ``privacy_spent_``. Subclasses only name their
+The template of every fit: resolve the budget → validate the data → charge the
+accountant (before any data value enters a computation) → generator → sufficient
+statistics of the unit-ball rows → mechanism → post-processing and storage →
+``privacy_spent_``. Subclasses only name their
 mechanism; an estimator never draws noise itself.
 """
 
@@ -20,7 +21,7 @@ from skprivcov._random import check_generator
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._centering import augment, center
 from skprivcov.mechanisms import project_psd
-from skprivcov.privacy import PrivacyCost, resolve_budget
+from skprivcov.privacy import PrivacyAccountant, PrivacyCost, resolve_budget
 
 __all__ = ["BasePrivateCovariance", "ReleasedCovarianceMixin"]
 
@@ -47,6 +48,23 @@ class ReleasedCovarianceMixin:
             ensure_min_samples=2,
             ensure_min_features=2,
         )
+
+    def _charge(self, cost):
+        """Spend ``cost`` with the accountant, if any, before data is read.
+
+        Raises BudgetExceededError (nothing recorded) when it does not fit.
+        """
+        if self.accountant is None:
+            return
+        parameters = self.get_params(deep=False)
+        del parameters["accountant"]
+        public = {
+            name: value
+            if isinstance(value, bool | int | float | str | None)
+            else repr(value)
+            for name, value in parameters.items()
+        }
+        self.accountant.spend(cost, source=type(self).__name__, details=public)
 
     def _set_release(self, covariance, location):
         self.covariance_ = covariance
@@ -128,6 +146,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         "norm_bound": [Interval(Real, 0, None, closed="neither")],
         "assume_centered": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
+        "accountant": [PrivacyAccountant, None],
     }
     # Notions the mechanism offers, and the budget when none is given.
     _notions = ("zcdp",)
@@ -144,6 +163,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         norm_bound=1.0,
         assume_centered=True,
         random_state=None,
+        accountant=None,
     ):
         self.rho = rho
         self.epsilon = epsilon
@@ -151,6 +171,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self.norm_bound = norm_bound
         self.assume_centered = assume_centered
         self.random_state = random_state
+        self.accountant = accountant
 
     def _resolve_budget(self):
         return resolve_budget(
@@ -182,6 +203,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         """
         budget = self._resolve_budget()
         X = self._validate_input(X, reset=True)
+        self._charge(budget)
         rng = check_generator(self.random_state)
         stats = unit_ball_statistics(
             X, self.norm_bound, with_mean=not self.assume_centered

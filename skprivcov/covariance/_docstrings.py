@@ -31,7 +31,13 @@ _SHARED = {
         entropy: use it for real releases. An int makes releases reproducible,
         for experiments only: two releases made with the same seed share their
         noise, so their difference is noise-free, and the composition of their
-        costs no longer holds.""",
+        costs no longer holds.
+
+    accountant : PrivacyAccountant, default=None
+        If given, every fit first spends its cost from this accountant's
+        budget and raises BudgetExceededError, computing nothing, if that
+        would exceed it. Survives ``clone`` (the clones share it) and, for an
+        accountant with a ledger file, pickling into worker processes.""",
     "fitted_attributes": """covariance_ : ndarray of shape (n_features, n_features)
         The released (private) covariance, exactly symmetric.
 

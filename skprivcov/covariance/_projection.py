@@ -82,6 +82,7 @@ class ProjectionCovariance(BasePrivateCovariance):
         norm_bound=1.0,
         assume_centered=True,
         random_state=None,
+        accountant=None,
     ):
         super().__init__(
             rho=rho,
@@ -90,6 +91,7 @@ class ProjectionCovariance(BasePrivateCovariance):
             norm_bound=norm_bound,
             assume_centered=assume_centered,
             random_state=random_state,
+            accountant=accountant,
         )
         self.trace_fraction = trace_fraction
         self.beta = beta

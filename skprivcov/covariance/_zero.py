@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
 from skprivcov.covariance._base import ReleasedCovarianceMixin
-from skprivcov.privacy import PrivacyCost
+from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 __all__ = ["ZeroCovariance"]
 
@@ -20,6 +20,9 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     assume_centered : bool, default=True
         Only decides the meaning of ``location_`` (always zero here), for a
         drop-in comparison with the other estimators.
+
+    accountant : PrivacyAccountant, default=None
+        If given, each fit is recorded in its ledger at zero cost.
 
     Attributes
     ----------
@@ -58,10 +61,14 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     0-DP (pure)
     """
 
-    _parameter_constraints: dict = {"assume_centered": ["boolean"]}
+    _parameter_constraints: dict = {
+        "assume_centered": ["boolean"],
+        "accountant": [PrivacyAccountant, None],
+    }
 
-    def __init__(self, *, assume_centered=True):
+    def __init__(self, *, assume_centered=True, accountant=None):
         self.assume_centered = assume_centered
+        self.accountant = accountant
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -79,6 +86,7 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
             The fitted estimator.
         """
         n_features = self._validate_input(X, reset=True).shape[1]
+        self._charge(PrivacyCost.zero())
         self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
         self.privacy_spent_ = PrivacyCost.zero()
         return self

@@ -1,5 +1,6 @@
 """Privacy costs, conversions between notions, the budget rule and exceptions."""
 
+from skprivcov.privacy._accountant import PrivacyAccountant
 from skprivcov.privacy._budget import resolve_budget
 from skprivcov.privacy._conversions import (
     bun_steinke_epsilon,
@@ -14,10 +15,13 @@ from skprivcov.privacy._exceptions import (
     BudgetExceededError,
     UnsupportedPrivacyNotionError,
 )
+from skprivcov.privacy._ledger import SpendRecord
 
 __all__ = [
     "BudgetExceededError",
+    "PrivacyAccountant",
     "PrivacyCost",
+    "SpendRecord",
     "UnsupportedPrivacyNotionError",
     "bun_steinke_epsilon",
     "cks_delta",

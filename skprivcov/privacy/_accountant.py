@@ -1,0 +1,319 @@
+"""A total privacy budget and the durable ledger of what was spent against it."""
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from numbers import Real
+
+from skprivcov.privacy._conversions import cks_epsilon
+from skprivcov.privacy._cost import PrivacyCost
+from skprivcov.privacy._exceptions import (
+    BudgetExceededError,
+    UnsupportedPrivacyNotionError,
+)
+from skprivcov.privacy._ledger import SqliteLedger
+
+__all__ = ["PrivacyAccountant"]
+
+_BISECTION_STEPS = 200
+
+
+def _ceil(fraction):
+    """The smallest float not below an exact fraction (never under-reports)."""
+    value = float(fraction)
+    return math.nextafter(value, math.inf) if value < fraction else value
+
+
+def _spent_epsilon(totals, delta):
+    """Smallest ε with (ε, δ)-DP for the composition of the recorded spends.
+
+    Two valid routes, ALGORITHMS.md §7: everything through zCDP (a pure ε counts
+    as ε²/2) and the Canonne–Kamath–Steinke conversion; or the pure spends by
+    basic composition (Σε, 0) plus the zCDP spends converted on their own.
+    """
+    through_zcdp = cks_epsilon(_ceil(totals.pure_rho + totals.zcdp_rho), delta)
+    pure_then_zcdp = _ceil(totals.pure_epsilon) + cks_epsilon(
+        _ceil(totals.zcdp_rho), delta
+    )
+    return min(through_zcdp, pure_then_zcdp)
+
+
+@dataclass(frozen=True)
+class _TotalBudget:
+    """ρ-zCDP (kind "zcdp"), pure ε-DP ("pure") or (ε, δ)-DP ("approx")."""
+
+    kind: str
+    rho: float | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+
+    @classmethod
+    def from_parameters(cls, rho, epsilon, delta):
+        if rho is not None and epsilon is not None:
+            raise ValueError(
+                "Give the budget as rho or as epsilon (and delta), not both."
+            )
+        if delta is not None and epsilon is None:
+            raise ValueError("delta only qualifies an epsilon budget.")
+        if rho is not None:
+            _check_positive("rho", rho)
+            return cls("zcdp", rho=float(rho))
+        if epsilon is None:
+            return None
+        _check_positive("epsilon", epsilon)
+        if not delta:
+            return cls("pure", epsilon=float(epsilon))
+        if not 0.0 < delta < 1.0:
+            raise ValueError(f"delta must lie in [0, 1), got {delta!r}.")
+        return cls("approx", epsilon=float(epsilon), delta=float(delta))
+
+    def admits(self, totals):
+        # Exact comparisons of fractions for ρ and pure ε budgets.
+        if self.kind == "zcdp":
+            return totals.pure_rho + totals.zcdp_rho <= Fraction(self.rho)
+        if self.kind == "pure":
+            return totals.n_zcdp == 0 and totals.pure_epsilon <= Fraction(self.epsilon)
+        return _spent_epsilon(totals, self.delta) <= self.epsilon
+
+    def largest_single(self):
+        """An upper bound on the parameter of any one admissible spend."""
+        scale = self.rho if self.kind == "zcdp" else self.epsilon
+        return max(scale, math.sqrt(2.0 * scale))
+
+    def __str__(self):
+        if self.kind == "zcdp":
+            return f"{self.rho:.6g}-zCDP"
+        if self.kind == "pure":
+            return f"{self.epsilon:.6g}-DP (pure)"
+        return f"({self.epsilon:.6g}, {self.delta:.3g})-DP"
+
+
+def _check_positive(name, value):
+    if not (isinstance(value, Real) and math.isfinite(value) and value > 0):
+        raise ValueError(
+            f"The budget's {name} must be a finite number > 0, got {value!r}."
+        )
+
+
+class PrivacyAccountant:
+    """A total privacy budget shared by fits, clones and processes.
+
+    Give one to any skprivcov estimator (``accountant=``): before its fit reads
+    any data value, the estimator asks the accountant to spend the fit's cost.
+    The check and the record are one atomic transaction of an SQLite ledger, so
+    a fit that would exceed the budget raises :class:`BudgetExceededError`, and
+    nothing is computed or recorded. Post-processing of a release (precision,
+    scores, anything computed from ``covariance_``) is never charged.
+
+    Parameters
+    ----------
+    rho : float > 0, default=None
+        A total budget in ρ-zCDP; every spend counts its ρ (pure ε as ε²/2).
+    epsilon : float > 0, default=None
+        A total budget in ε. With ``delta`` None or 0 the budget is pure ε-DP
+        and only pure spends are admitted, adding their ε. With ``delta > 0``
+        a spend is admitted while the composition of all spends is still
+        (ε, δ)-DP by the better of two valid routes: all through zCDP with the
+        Canonne–Kamath–Steinke conversion, or pure spends by basic
+        composition plus the converted zCDP spends.
+    delta : float in [0, 1), default=None
+        The δ of an (ε, δ) budget.
+    path : str or os.PathLike, default=None
+        The ledger file, created if missing. Every accountant opened on one
+        path, in any process, spends from one budget. Without ``rho`` or
+        ``epsilon`` the budget stored in the file is used; with them, they
+        must equal it. None keeps the ledger in memory: it is shared by the
+        clones of an estimator in this process but cannot be sent to worker
+        processes.
+
+    Attributes
+    ----------
+    path : str or None
+        The ledger file.
+
+    See Also
+    --------
+    PrivacyCost : What one fit spends.
+
+    Notes
+    -----
+    Neighbouring datasets differ in one row (replace-one). Composition is
+    basic: zCDP costs add their ρ (Bun & Steinke 2016, Lemma 2.3), pure costs
+    their ε, and a pure ε enters zCDP as ε²/2 (BS16 Prop. 1.4). The ledger
+    keeps, per spend, the time, the cost, the estimator and its parameters:
+    nothing derived from the data. A spend is recorded before the data is read
+    and is never refunded: a fit that fails or is killed afterwards has still
+    spent its budget.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance, PrivacyAccountant
+    >>> accountant = PrivacyAccountant(rho=0.5)
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(1000, 3))
+    >>> est = GaussianCovariance(rho=0.2, accountant=accountant).fit(X)
+    >>> print(accountant.spent)
+    0.2-zCDP
+    >>> round(accountant.remaining_rho(), 6)
+    0.3
+    >>> est.set_params(rho=0.4).fit(X)
+    Traceback (most recent call last):
+    ...
+    skprivcov.privacy._exceptions.BudgetExceededError: GaussianCovariance ...
+    """
+
+    def __init__(self, *, rho=None, epsilon=None, delta=None, path=None):
+        requested = _TotalBudget.from_parameters(rho, epsilon, delta)
+        self._ledger = SqliteLedger(path)
+        stored = self._ledger.settle_budget(
+            None if requested is None else json.dumps(asdict(requested))
+        )
+        if stored is None:
+            raise ValueError(
+                "A PrivacyAccountant needs a budget: give rho, or epsilon (and "
+                f"delta); the ledger {self._ledger.path!r} has none stored."
+            )
+        self._budget = _TotalBudget(**json.loads(stored))
+        if requested is not None and requested != self._budget:
+            raise ValueError(
+                f"The ledger {self._ledger.path!r} holds the budget {self._budget}, "
+                f"not the requested {requested}; open it without a budget to use it."
+            )
+
+    @property
+    def path(self):
+        return self._ledger.path
+
+    @property
+    def budget(self):
+        """The total budget, as a text such as ``'0.5-zCDP'``."""
+        return str(self._budget)
+
+    def spend(self, cost, *, source="", details=None):
+        """Record ``cost`` if the budget admits it, atomically.
+
+        Parameters
+        ----------
+        cost : PrivacyCost
+            What is about to be spent.
+        source : str, default=""
+            Who spends it (an estimator's class name).
+        details : dict, default=None
+            JSON-serialisable public facts (an estimator's parameters).
+
+        Raises
+        ------
+        BudgetExceededError
+            The composition of the recorded spends and ``cost`` would exceed
+            the budget; nothing is recorded.
+        UnsupportedPrivacyNotionError
+            A zCDP cost against a pure ε-DP budget.
+        """
+        if not isinstance(cost, PrivacyCost):
+            raise TypeError(f"cost must be a PrivacyCost, got {cost!r}.")
+        if self._budget.kind == "pure" and cost.notion != "pure":
+            raise UnsupportedPrivacyNotionError(
+                f"{source or 'This spend'} costs {cost}, but the accountant's budget "
+                f"{self._budget} admits pure ε-DP spends only."
+            )
+        spent, before = self._ledger.spend_if(
+            cost.notion, cost.parameter, source, details or {}, self._budget.admits
+        )
+        if not spent:
+            raise BudgetExceededError(
+                f"{source or 'This spend'} would spend {cost}, but the accountant "
+                f"has spent {self._cost_of(before)} of its budget {self._budget}; "
+                f"remaining: ρ {self._largest(before, 'zcdp'):.6g} or pure ε "
+                f"{self._largest(before, 'pure'):.6g}. Nothing was recorded."
+            )
+
+    def can_spend(self, cost):
+        """Whether ``cost`` would be admitted now (nothing is recorded)."""
+        if self._budget.kind == "pure" and cost.notion != "pure":
+            return False
+        totals = self._ledger.totals()
+        return self._budget.admits(totals.plus(cost.notion, cost.parameter))
+
+    @staticmethod
+    def _cost_of(totals):
+        if totals.n_zcdp == 0:
+            return PrivacyCost.pure(_ceil(totals.pure_epsilon))
+        return PrivacyCost.zcdp(_ceil(totals.pure_rho + totals.zcdp_rho))
+
+    @property
+    def spent(self):
+        """The composition of every recorded spend, as a PrivacyCost.
+
+        Pure if every spend was pure (their ε added), else zCDP (ρ added, pure
+        ε as ε²/2).
+        """
+        return self._cost_of(self._ledger.totals())
+
+    def spent_epsilon(self, delta):
+        """The ε of (ε, δ)-DP that the recorded spends compose to, at δ."""
+        if not 0.0 < delta < 1.0:
+            raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
+        return _spent_epsilon(self._ledger.totals(), delta)
+
+    def _largest(self, totals, notion):
+        """Largest parameter of one more ``notion`` spend that the budget admits."""
+        if self._budget.kind == "pure" and notion != "pure":
+            return 0.0
+        low, high = 0.0, self._budget.largest_single()
+        if not self._budget.admits(totals.plus(notion, low)):
+            return 0.0
+        for _ in range(_BISECTION_STEPS):
+            middle = 0.5 * (low + high)
+            if middle in (low, high):
+                break
+            if self._budget.admits(totals.plus(notion, middle)):
+                low = middle
+            else:
+                high = middle
+        return low
+
+    def remaining_rho(self):
+        """The largest ρ of one more zCDP spend that the budget admits."""
+        return self._largest(self._ledger.totals(), "zcdp")
+
+    def remaining_epsilon(self):
+        """The largest ε of one more pure spend that the budget admits."""
+        return self._largest(self._ledger.totals(), "pure")
+
+    def history(self):
+        """Every recorded spend, oldest first.
+
+        Returns
+        -------
+        records : list of SpendRecord
+            Named tuples (id, created_at, notion, parameter, source, details,
+            process).
+        """
+        return self._ledger.history()
+
+    def __repr__(self):
+        where = "in memory" if self.path is None else f"path={self.path!r}"
+        return f"PrivacyAccountant(budget={self._budget}, {where})"
+
+    # An accountant is shared, never duplicated: clone() deep-copies the
+    # parameters of an estimator, and a copy would be a second, separate budget.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        if self.path is None:
+            raise TypeError(
+                "An in-memory PrivacyAccountant cannot be sent to another process: "
+                "its spends there would not be counted here. Give it a path (an "
+                "SQLite file) to share one budget across processes."
+            )
+        return (_reopen, (self.path,))
+
+
+def _reopen(path):
+    """Unpickling: open the same ledger, with the budget stored in it."""
+    return PrivacyAccountant(path=path)

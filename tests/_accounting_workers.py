@@ -1,0 +1,67 @@
+"""Functions run in child processes by test_accounting.py (spawn needs a module)."""
+
+import time
+
+import numpy as np
+
+from skprivcov import (
+    BudgetExceededError,
+    GaussianCovariance,
+    PrivacyAccountant,
+    PrivacyCost,
+)
+
+
+def spend_repeatedly(path, rho, attempts, barrier, results):
+    """Open the ledger by path, wait for every worker, then try to spend."""
+    accountant = PrivacyAccountant(path=path)
+    barrier.wait()
+    successes = 0
+    for _ in range(attempts):
+        try:
+            accountant.spend(PrivacyCost.zcdp(rho), source="worker")
+            successes += 1
+        except BudgetExceededError:
+            pass
+    results.put(successes)
+
+
+def fit_repeatedly(path, rho, attempts, barrier, results):
+    """Fit an estimator that spends from the shared ledger, as a user would."""
+    accountant = PrivacyAccountant(path=path)
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 3))
+    barrier.wait()
+    successes = 0
+    for _ in range(attempts):
+        try:
+            GaussianCovariance(rho=rho, accountant=accountant).fit(X)
+            successes += 1
+        except BudgetExceededError:
+            pass
+    results.put(successes)
+
+
+def die_inside_a_transaction(path, ready_path):
+    """Begin a spend, write a record, and hang before committing."""
+    accountant = PrivacyAccountant(path=path)
+    connection = accountant._ledger._connect()
+    connection.execute("BEGIN IMMEDIATE")
+    connection.execute(
+        "INSERT INTO spends (created_at, notion, parameter, source, details, "
+        "process) VALUES ('now', 'zcdp', 0.5, 'doomed', '{}', 0)"
+    )
+    open(ready_path, "w").close()
+    time.sleep(600)
+
+
+def die_during_a_fit(path, ready_path):
+    """Spend through a fit whose statistics never finish."""
+    import skprivcov.covariance._base as base
+
+    def hang(*args, **kwargs):
+        open(ready_path, "w").close()
+        time.sleep(600)
+
+    base.unit_ball_statistics = hang
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 3))
+    GaussianCovariance(rho=0.25, accountant=PrivacyAccountant(path=path)).fit(X)

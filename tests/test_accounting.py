@@ -1,0 +1,262 @@
+"""The accountant: composition, refusal before data, clones and processes."""
+
+import copy
+import multiprocessing
+import os
+import pickle
+import signal
+import sqlite3
+import time
+
+import _accounting_workers as workers
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+
+from skprivcov import (
+    BudgetExceededError,
+    GaussianCovariance,
+    LaplaceCovariance,
+    PrivacyAccountant,
+    PrivacyCost,
+    UnsupportedPrivacyNotionError,
+    ZeroCovariance,
+)
+from skprivcov.privacy import cks_epsilon
+
+SPAWN = multiprocessing.get_context("spawn")
+X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(60, 3))
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    return tmp_path / "ledger.sqlite"
+
+
+def test_zcdp_budget_adds_rho_and_counts_pure_as_half_epsilon_squared():
+    accountant = PrivacyAccountant(rho=1.0)
+    accountant.spend(PrivacyCost.zcdp(0.25))
+    accountant.spend(PrivacyCost.pure(1.0))  # ε²/2 = 0.5
+    assert accountant.spent == PrivacyCost.zcdp(0.75)
+    assert accountant.remaining_rho() == pytest.approx(0.25, abs=1e-12)
+    assert accountant.remaining_epsilon() == pytest.approx(np.sqrt(0.5), abs=1e-12)
+    with pytest.raises(BudgetExceededError, match=r"remaining: ρ 0\.25"):
+        accountant.spend(PrivacyCost.zcdp(0.26))
+    accountant.spend(PrivacyCost.zcdp(0.25))  # exactly the rest
+    assert accountant.remaining_rho() == 0.0
+    assert len(accountant.history()) == 3
+
+
+def test_pure_budget_adds_epsilon_and_refuses_zcdp():
+    accountant = PrivacyAccountant(epsilon=1.0)
+    accountant.spend(PrivacyCost.pure(0.375))
+    accountant.spend(PrivacyCost.pure(0.625))
+    assert accountant.spent == PrivacyCost.pure(1.0)
+    with pytest.raises(BudgetExceededError):
+        accountant.spend(PrivacyCost.pure(1e-9))
+    with pytest.raises(UnsupportedPrivacyNotionError, match="pure ε-DP spends only"):
+        PrivacyAccountant(epsilon=5.0).spend(PrivacyCost.zcdp(0.01))
+
+
+def test_approximate_budget_takes_the_better_valid_route():
+    accountant = PrivacyAccountant(epsilon=1.0, delta=1e-6)
+    # A pure ε = 1 spend is (1, 0)-DP: admitted, though ε²/2 = 0.5-zCDP would
+    # convert to ε ≈ 5.7 at δ = 1e-6.
+    accountant.spend(PrivacyCost.pure(1.0))
+    assert accountant.spent_epsilon(1e-6) == 1.0
+    # Only a ρ so small that it is (0, δ)-DP on its own still fits.
+    assert accountant.remaining_rho() < 1e-9
+    many_small = PrivacyAccountant(epsilon=3.0, delta=1e-6)
+    for _ in range(100):  # Σε = 10, but through zCDP: ρ = 0.5, ε ≈ 4.7 > 3
+        if not many_small.can_spend(PrivacyCost.pure(0.1)):
+            break
+        many_small.spend(PrivacyCost.pure(0.1))
+    spent = len(many_small.history())
+    assert spent > 30  # basic composition alone would stop at 30
+    rho = spent * 0.005
+    assert cks_epsilon(rho, 1e-6) <= 3.0 < cks_epsilon(rho + 0.005, 1e-6)
+
+
+def test_a_refused_fit_computes_nothing_and_records_nothing():
+    accountant = PrivacyAccountant(rho=0.3)
+    est = GaussianCovariance(rho=0.2, accountant=accountant, random_state=0).fit(X)
+    release = est.covariance_.copy()
+    rng = np.random.default_rng(1)
+    state = rng.bit_generator.state
+    with pytest.raises(BudgetExceededError, match="GaussianCovariance would spend"):
+        est.set_params(random_state=rng).fit(X)
+    assert rng.bit_generator.state == state  # no noise drawn
+    np.testing.assert_array_equal(est.covariance_, release)
+    assert len(accountant.history()) == 1
+    assert accountant.spent == PrivacyCost.zcdp(0.2)
+
+
+def test_bad_input_spends_nothing():
+    accountant = PrivacyAccountant(rho=1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        GaussianCovariance(accountant=accountant).fit(np.full((5, 2), np.nan))
+    with pytest.raises(ValueError, match="not both"):
+        GaussianCovariance(rho=0.1, epsilon=1.0, accountant=accountant).fit(X)
+    assert accountant.history() == []
+
+
+def test_history_names_the_estimator_and_its_public_parameters():
+    accountant = PrivacyAccountant(epsilon=2.0)
+    LaplaceCovariance(epsilon=0.5, norm_bound=3.0, accountant=accountant).fit(X)
+    ZeroCovariance(accountant=accountant).fit(X)
+    first, second = accountant.history()
+    assert (first.notion, first.parameter, first.source) == (
+        "pure",
+        0.5,
+        "LaplaceCovariance",
+    )
+    assert first.details["norm_bound"] == 3.0 and "accountant" not in first.details
+    assert (second.source, second.parameter) == ("ZeroCovariance", 0.0)
+    assert first.process == os.getpid()
+
+
+def test_clones_share_the_accountant():
+    accountant = PrivacyAccountant(rho=0.5)
+    est = GaussianCovariance(rho=0.2, accountant=accountant)
+    twin = clone(est)
+    assert twin.accountant is accountant
+    assert copy.deepcopy(accountant) is accountant
+    est.fit(X)
+    twin.fit(X)
+    with pytest.raises(BudgetExceededError):
+        clone(est).fit(X)
+    assert accountant.spent == PrivacyCost.zcdp(0.4)
+
+
+def test_in_memory_accountant_refuses_to_cross_processes():
+    with pytest.raises(TypeError, match="Give it a path"):
+        pickle.dumps(PrivacyAccountant(rho=1.0))
+
+
+def test_pickled_accountant_reopens_the_same_ledger(ledger):
+    accountant = PrivacyAccountant(rho=1.0, path=ledger)
+    accountant.spend(PrivacyCost.zcdp(0.125))
+    again = pickle.loads(pickle.dumps(accountant))
+    assert again is not accountant and again.path == accountant.path
+    again.spend(PrivacyCost.zcdp(0.125))
+    assert accountant.spent == PrivacyCost.zcdp(0.25)
+    est = pickle.loads(pickle.dumps(GaussianCovariance(accountant=accountant)))
+    assert est.accountant.path == accountant.path
+
+
+def test_ledger_file_keeps_its_budget(ledger):
+    PrivacyAccountant(epsilon=1.0, delta=1e-6, path=ledger)
+    assert PrivacyAccountant(path=ledger).budget == "(1, 1e-06)-DP"
+    with pytest.raises(ValueError, match="holds the budget"):
+        PrivacyAccountant(rho=2.0, path=ledger)
+    with pytest.raises(ValueError, match="needs a budget"):
+        PrivacyAccountant(path=ledger.with_name("new.sqlite"))
+    with pytest.raises(ValueError, match="not both"):
+        PrivacyAccountant(rho=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="finite number > 0"):
+        PrivacyAccountant(rho=-1.0)
+
+
+def _run_concurrently(target, ledger, rho, attempts, n_processes=8):
+    barrier = SPAWN.Barrier(n_processes)
+    results = SPAWN.Queue()
+    processes = [
+        SPAWN.Process(
+            target=target, args=(str(ledger), rho, attempts, barrier, results)
+        )
+        for _ in range(n_processes)
+    ]
+    for process in processes:
+        process.start()
+    successes = [results.get(timeout=120) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    return sum(successes)
+
+
+def test_eight_processes_never_overspend(ledger):
+    # ρ = 1/64 per spend and a total of 10/64: exactly ten spends fit.
+    accountant = PrivacyAccountant(rho=10 / 64, path=ledger)
+    successes = _run_concurrently(workers.spend_repeatedly, ledger, 1 / 64, 5)
+    assert successes == 10
+    assert len(accountant.history()) == 10
+    assert accountant.spent == PrivacyCost.zcdp(10 / 64)
+
+
+def test_eight_processes_fitting_record_exactly_the_successful_fits(ledger):
+    accountant = PrivacyAccountant(rho=0.25, path=ledger)
+    successes = _run_concurrently(workers.fit_repeatedly, ledger, 1 / 32, 3)
+    assert successes == 8
+    history = accountant.history()
+    assert len(history) == 8
+    assert {record.source for record in history} == {"GaussianCovariance"}
+    assert len({record.process for record in history}) >= 2
+
+
+def _kill_when_ready(target, ledger, tmp_path):
+    ready = tmp_path / "ready"
+    process = SPAWN.Process(target=target, args=(str(ledger), str(ready)))
+    process.start()
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert time.monotonic() < deadline and process.is_alive()
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(timeout=30)
+    assert process.exitcode == -signal.SIGKILL
+
+
+def test_a_process_killed_mid_transaction_leaves_the_ledger_consistent(
+    ledger, tmp_path
+):
+    accountant = PrivacyAccountant(rho=1.0, path=ledger)
+    accountant.spend(PrivacyCost.zcdp(0.25))
+    _kill_when_ready(workers.die_inside_a_transaction, ledger, tmp_path)
+    check = sqlite3.connect(ledger).execute("PRAGMA integrity_check").fetchone()
+    assert check == ("ok",)
+    reopened = PrivacyAccountant(path=ledger)
+    assert [r.parameter for r in reopened.history()] == [0.25]  # doomed one gone
+    reopened.spend(PrivacyCost.zcdp(0.75))  # the lock died with the process
+    assert reopened.spent == PrivacyCost.zcdp(1.0)
+
+
+def test_a_process_killed_mid_fit_has_spent_its_budget(ledger, tmp_path):
+    accountant = PrivacyAccountant(rho=1.0, path=ledger)
+    _kill_when_ready(workers.die_during_a_fit, ledger, tmp_path)
+    history = accountant.history()
+    assert [(r.source, r.parameter) for r in history] == [("GaussianCovariance", 0.25)]
+
+
+def test_grid_search_in_two_worker_processes_records_every_fit(ledger):
+    accountant = PrivacyAccountant(rho=10.0, path=ledger)
+    search = GridSearchCV(
+        GaussianCovariance(norm_bound=1.0, accountant=accountant, random_state=0),
+        {"rho": [0.5, 1.0]},
+        cv=3,
+        n_jobs=2,
+    )
+    search.fit(X)
+    history = accountant.history()
+    # 2 candidates × 3 folds, plus the refit on all of X with the best rho.
+    assert len(history) == 7
+    assert len({r.process for r in history[:-1]} - {os.getpid()}) >= 1
+    expected = 3 * (0.5 + 1.0) + search.best_params_["rho"]
+    assert accountant.spent.rho == pytest.approx(expected, rel=1e-15)
+
+
+def test_grid_search_with_an_in_memory_accountant_fails_loudly():
+    search = GridSearchCV(
+        GaussianCovariance(accountant=PrivacyAccountant(rho=10.0)),
+        {"rho": [0.5, 1.0]},
+        cv=2,
+        n_jobs=2,
+    )
+    with pytest.raises(Exception) as raised:  # joblib wraps the pickling error
+        search.fit(X)
+    error, messages = raised.value, []
+    while error is not None:
+        messages.append(str(error))
+        error = error.__cause__ or error.__context__
+    assert any("Give it a path" in message for message in messages)
