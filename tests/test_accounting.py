@@ -246,6 +246,8 @@ def test_grid_search_in_two_worker_processes_records_every_fit(ledger):
     assert accountant.spent.rho == pytest.approx(expected, rel=1e-15)
 
 
+# loky's executor thread also reports the pickling error it re-raises here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_grid_search_with_an_in_memory_accountant_fails_loudly():
     search = GridSearchCV(
         GaussianCovariance(accountant=PrivacyAccountant(rho=10.0)),
