@@ -1,6 +1,7 @@
 """skprivcov: differentially private covariance estimation for scikit-learn."""
 
 from skprivcov.covariance import (
+    AdaptiveCovariance,
     GaussianCovariance,
     LaplaceCovariance,
     ProjectionCovariance,
@@ -17,6 +18,7 @@ from skprivcov.privacy import (
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AdaptiveCovariance",
     "BudgetExceededError",
     "GaussianCovariance",
     "LaplaceCovariance",

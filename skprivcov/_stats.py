@@ -14,7 +14,12 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import blas
 
-__all__ = ["SufficientStatistics", "unit_ball_statistics"]
+__all__ = [
+    "NormProfile",
+    "SufficientStatistics",
+    "norm_profile",
+    "unit_ball_statistics",
+]
 
 # About 32 MiB of float64 per chunk of rows.
 _CHUNK_BYTES = 1 << 25
@@ -123,3 +128,56 @@ def unit_ball_statistics(X, norm_bound, *, with_mean=False, chunk_rows=None):
     gram, total = gram_of(X, float(norm_bound), chunk_rows, with_mean)
     mean = total / n_samples if with_mean else None
     return SufficientStatistics(gram / n_samples, mean, n_samples)
+
+
+# Exponents e = ceil(log2 ‖z‖) of non-zero float64 norms in the unit ball lie in
+# [−1074, 0].
+_SMALLEST_EXPONENT = -1074
+
+
+class NormProfile(NamedTuple):
+    """The row norms of the unit-ball rows z_i, grouped by e_i = ⌈log₂‖z_i‖⌉.
+
+    exponents : the integers e from −1074 to 0 (ascending).
+    counts : number of rows with each exponent (rows of norm 0 excluded).
+    squared_norms : Σ‖z_i‖² over the rows with each exponent.
+    n_samples : n, rows of norm 0 included.
+    """
+
+    exponents: np.ndarray
+    counts: np.ndarray
+    squared_norms: np.ndarray
+    n_samples: int
+
+
+def _ceil_log2(norms):
+    """⌈log₂ ν⌉ for ν > 0, exactly (frexp: ν = m·2^e with m ∈ [½, 1))."""
+    mantissa, exponent = np.frexp(norms)
+    return np.where(mantissa == 0.5, exponent - 1, exponent)
+
+
+def norm_profile(X, norm_bound, *, chunk_rows=None):
+    """Histogram of the exponents of the unit-ball row norms, min(‖x‖/B, 1).
+
+    One pass over the rows, O(d) work per row; what AdaptiveCovariance's
+    private radius, private trace and threshold search need (ALGORITHMS.md §2,
+    §3.4–3.5).
+
+    Returns
+    -------
+    profile : NormProfile
+    """
+    n_samples, n_features = X.shape
+    if chunk_rows is None:
+        chunk_rows = max(1, _CHUNK_BYTES // (8 * n_features))
+    size = 1 - _SMALLEST_EXPONENT
+    counts = np.zeros(size, dtype=np.int64)
+    squared = np.zeros(size)
+    for start in range(0, n_samples, chunk_rows):
+        norms = np.minimum(_row_norms(X[start : start + chunk_rows]) / norm_bound, 1.0)
+        norms = norms[norms > 0.0]
+        index = _ceil_log2(norms) - _SMALLEST_EXPONENT
+        counts += np.bincount(index, minlength=size)
+        squared += np.bincount(index, weights=norms * norms, minlength=size)
+    exponents = np.arange(_SMALLEST_EXPONENT, 1)
+    return NormProfile(exponents, counts, squared, n_samples)

@@ -9,6 +9,7 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.exceptions import NotFittedError
 
 from skprivcov import (
+    AdaptiveCovariance,
     GaussianCovariance,
     LaplaceCovariance,
     PrivacyCost,
@@ -19,6 +20,8 @@ from skprivcov import (
 from skprivcov.privacy import zcdp_from_approx_dp
 
 ALL = [
+    AdaptiveCovariance(),
+    AdaptiveCovariance(epsilon=1.0, radius="norm_bound"),
     GaussianCovariance(),
     LaplaceCovariance(),
     SeparateCovariance(),
@@ -26,7 +29,11 @@ ALL = [
     ProjectionCovariance(),
     ProjectionCovariance(trace_fraction=0.2),
 ]
-PSD = [est for est in ALL if isinstance(est, SeparateCovariance | ProjectionCovariance)]
+PSD = [
+    est
+    for est in ALL
+    if isinstance(est, AdaptiveCovariance | SeparateCovariance | ProjectionCovariance)
+]
 
 
 def _ids(est):

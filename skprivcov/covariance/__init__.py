@@ -1,5 +1,6 @@
 """Differentially private covariance estimators."""
 
+from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._laplace import LaplaceCovariance
@@ -8,6 +9,7 @@ from skprivcov.covariance._separate import SeparateCovariance
 from skprivcov.covariance._zero import ZeroCovariance
 
 __all__ = [
+    "AdaptiveCovariance",
     "BasePrivateCovariance",
     "GaussianCovariance",
     "LaplaceCovariance",

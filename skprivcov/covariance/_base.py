@@ -136,7 +136,8 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
 
     Subclasses set ``_mechanism`` (a function of ``skprivcov.mechanisms`` taking
     ``(second_moment, n_samples, budget, rng)`` and returning
-    ``(release, spent)``), the notions it offers and its default budget.
+    ``(release, spent)``), the notions it offers and its default budget, or
+    override ``_compute_release`` for a mechanism with several data passes.
     """
 
     _parameter_constraints: dict = {
@@ -183,8 +184,26 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             owner=type(self).__name__,
         )
 
-    def _release(self, second_moment, n_samples, budget, rng):
-        return self._mechanism(second_moment, n_samples, budget, rng)
+    def _statistics_target(self, X, bound):
+        """The matrix the mechanism perturbs: the second moment of the rows
+        x / max(‖x‖, bound), augmented with the constant column unless
+        ``assume_centered`` (ALGORITHMS.md §8.2)."""
+        stats = unit_ball_statistics(X, bound, with_mean=not self.assume_centered)
+        if self.assume_centered:
+            return stats.second_moment
+        return augment(stats.second_moment, stats.mean)
+
+    def _compute_release(self, X, budget, rng):
+        """Release at unit scale: ``(release, spent, bound)``.
+
+        ``release`` estimates the target of the rows x / max(‖x‖, bound);
+        ``bound`` is ``norm_bound`` here, and may be a data-dependent (private)
+        threshold for subclasses that choose one.
+        """
+        bound = float(self.norm_bound)
+        target = self._statistics_target(X, bound)
+        release, spent = self._mechanism(target, X.shape[0], budget, rng)
+        return release, spent, bound
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -205,14 +224,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         X = self._validate_input(X, reset=True)
         self._charge(budget)
         rng = check_generator(self.random_state)
-        stats = unit_ball_statistics(
-            X, self.norm_bound, with_mean=not self.assume_centered
-        )
-        if self.assume_centered:
-            target = stats.second_moment
-        else:
-            target = augment(stats.second_moment, stats.mean)
-        release, spent = self._release(target, stats.n_samples, budget, rng)
+        release, spent, bound = self._compute_release(X, budget, rng)
 
         # Post-processing of the release only; back to the scale of the data.
         if self.assume_centered:
@@ -221,7 +233,6 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             covariance, location = center(release)
             if self._psd_release:
                 covariance = project_psd(covariance)
-        bound = float(self.norm_bound)
         self._set_release(covariance * bound**2, location * bound)
         self.privacy_spent_ = spent
         return self

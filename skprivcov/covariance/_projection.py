@@ -96,7 +96,7 @@ class ProjectionCovariance(BasePrivateCovariance):
         self.trace_fraction = trace_fraction
         self.beta = beta
 
-    def _release(self, second_moment, n_samples, budget, rng):
+    def _mechanism(self, second_moment, n_samples, budget, rng):
         return projection_covariance(
             second_moment,
             n_samples,

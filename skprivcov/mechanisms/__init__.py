@@ -4,9 +4,15 @@ Nothing here knows about scikit-learn or reads raw data. See ALGORITHMS.md for
 the specification each function cites.
 """
 
+from skprivcov.mechanisms._adaptive import (
+    AdaptivePlan,
+    adaptive_plan,
+    adaptive_release,
+)
 from skprivcov.mechanisms._covariance import (
     gaussian_covariance,
     laplace_covariance,
+    noisy_covariance,
     projection_covariance,
     separate_covariance,
 )
@@ -22,6 +28,7 @@ from skprivcov.mechanisms._projections import (
     project_psd,
     project_psd_trace_ball,
 )
+from skprivcov.mechanisms._radius import private_radius_exponent
 from skprivcov.mechanisms._sensitivity import (
     eigenvalues_l1_sensitivity,
     eigenvalues_l2_sensitivity,
@@ -31,9 +38,14 @@ from skprivcov.mechanisms._sensitivity import (
     second_moment_l2_sensitivity,
     trace_sensitivity,
 )
+from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
 
 __all__ = [
+    "AdaptivePlan",
+    "above_threshold",
+    "adaptive_plan",
+    "adaptive_release",
     "eigenvalues_l1_sensitivity",
     "eigenvalues_l2_sensitivity",
     "eigh_descending",
@@ -43,6 +55,8 @@ __all__ = [
     "gaussian_scale",
     "laplace_covariance",
     "laplace_scale",
+    "noisy_covariance",
+    "private_radius_exponent",
     "private_trace_upper_bound",
     "project_capped_simplex",
     "project_l1_ball",

@@ -33,6 +33,7 @@ from skprivcov.privacy import UnsupportedPrivacyNotionError
 __all__ = [
     "gaussian_covariance",
     "laplace_covariance",
+    "noisy_covariance",
     "projection_covariance",
     "separate_covariance",
 ]
@@ -74,6 +75,11 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
 _NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
 
 
+def noisy_covariance(second_moment, n_samples, budget, rng):
+    """GaussCov for a zCDP budget, LapCov for a pure one."""
+    return _NOISY_COVARIANCE[budget.notion](second_moment, n_samples, budget, rng)
+
+
 def _noisy_eigenvalues(values, n_samples, budget, rng):
     """Λ + Gaussian (ℓ2 sensitivity √2/n) or Laplace (ℓ1 sensitivity 2/n) noise."""
     if budget.notion == "zcdp":
@@ -83,25 +89,26 @@ def _noisy_eigenvalues(values, n_samples, budget, rng):
     return values + rng.laplace(0.0, scale, values.size)
 
 
-def separate_covariance(second_moment, n_samples, budget, rng):
+def separate_covariance(
+    second_moment, n_samples, budget, rng, *, trace_bound=_UNIT_TRACE
+):
     """SeparateCov: noisy eigenvalues with eigenvectors of a noisy Σ.
 
     zCDP version (ALGORITHMS.md §3.2): Λ + (√2/(√ρ n))·N(0, I) at ρ/2, and the
     eigenvectors of GaussCov(Σ, ρ/2). Pure version (§3.8, SeparateLapCov):
     Λ + Lap(4/(εn)) at ε/2, eigenvectors of LapCov(Σ, ε/2). Post-processing
     (free): eigenvectors paired by descending eigenvalue with ``eigh``, noisy
-    eigenvalues sorted and projected onto {u ≥ 0, Σu ≤ 1}. The release is PSD.
+    eigenvalues sorted and projected onto {u ≥ 0, Σu ≤ t}, t = ``trace_bound``
+    (1, the public bound, unless a private bound is known). The release is PSD.
     """
     values_budget = budget.scaled(0.5)
     vectors_budget = budget.scaled(0.5)
     noisy_values = _noisy_eigenvalues(
         eigvalsh_descending(second_moment), n_samples, values_budget, rng
     )
-    noisy_matrix, _ = _NOISY_COVARIANCE[budget.notion](
-        second_moment, n_samples, vectors_budget, rng
-    )
+    noisy_matrix, _ = noisy_covariance(second_moment, n_samples, vectors_budget, rng)
     _, vectors = eigh_descending(noisy_matrix)
-    values = project_capped_simplex(np.sort(noisy_values)[::-1], _UNIT_TRACE)
+    values = project_capped_simplex(np.sort(noisy_values)[::-1], trace_bound)
     return from_eigenpairs(values, vectors), values_budget + vectors_budget
 
 

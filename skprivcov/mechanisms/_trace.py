@@ -2,18 +2,24 @@
 
 import math
 
-from skprivcov.mechanisms._sensitivity import gaussian_scale, trace_sensitivity
-from skprivcov.privacy import UnsupportedPrivacyNotionError
+from skprivcov.mechanisms._sensitivity import (
+    gaussian_scale,
+    laplace_scale,
+    trace_sensitivity,
+)
 
 __all__ = ["private_trace_upper_bound"]
 
 
 def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.0):
-    """Gaussian-mechanism upper bound on tr Σ (ALGORITHMS.md §3.5 step 4, §3.7).
+    """A private upper bound on tr Σ of unit-ball rows (sensitivity Δ = 1/n).
 
-    t̂r = clip(tr + σ·N(0, 1) + σ·√(2 log(1/β)), 0, ceiling), σ = Δ/√(2ρ) with
-    Δ = 1/n (rows in the unit ball). The shift makes t̂r ≥ tr with probability at
-    least 1 − β; clipping to [0, ceiling] uses only the public facts 0 ≤ tr ≤ 1.
+    zCDP budget (ALGORITHMS.md §3.5 step 4, §3.7): the Gaussian mechanism,
+    t̂r = tr + σ·N(0, 1) + σ·√(2 log(1/β)) with σ = Δ/√(2ρ).
+    Pure budget (§3.8): the Laplace mechanism,
+    t̂r = tr + b·Lap(1) + b·log(1/(2β)) with b = Δ/ε.
+    Either shift makes t̂r ≥ tr with probability at least 1 − β; the result is
+    clipped to [0, ceiling] using only the public facts 0 ≤ tr ≤ 1.
 
     Parameters
     ----------
@@ -22,7 +28,7 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     n_samples : int
         n (public).
     budget : PrivacyCost
-        A zCDP budget spent in full.
+        Spent in full.
     beta : float in (0, 1)
         Failure probability of the upper bound (utility only).
     rng : numpy.random.Generator
@@ -34,11 +40,13 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     bound : float
     spent : PrivacyCost
     """
-    if budget.notion != "zcdp":
-        raise UnsupportedPrivacyNotionError(
-            "The Gaussian trace bound needs a zCDP budget."
+    sensitivity = trace_sensitivity(n_samples)
+    if budget.notion == "zcdp":
+        sigma = gaussian_scale(sensitivity, budget.rho)
+        value = trace + sigma * (
+            rng.standard_normal() + math.sqrt(2.0 * math.log(1.0 / beta))
         )
-    sigma = gaussian_scale(trace_sensitivity(n_samples), budget.rho)
-    shift = sigma * math.sqrt(2.0 * math.log(1.0 / beta))
-    value = trace + sigma * rng.standard_normal() + shift
+    else:
+        scale = laplace_scale(sensitivity, budget.parameter)
+        value = trace + scale * (rng.laplace() + math.log(1.0 / (2.0 * beta)))
     return min(max(value, 0.0), ceiling), budget
