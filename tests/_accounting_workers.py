@@ -42,13 +42,20 @@ def fit_repeatedly(path, rho, attempts, barrier, results):
 
 
 def die_inside_a_transaction(path, ready_path):
-    """Begin a spend, write a record, and hang before committing."""
+    """Begin a spend, write far more than the page cache holds, and hang.
+
+    With a cache of a few pages SQLite spills the uncommitted pages into the
+    database file itself (the originals go to the rollback journal), so the kill
+    leaves a half-written file behind, not just an unwritten cache.
+    """
     accountant = PrivacyAccountant(path=path)
     connection = accountant._ledger._connect()
+    connection.execute("PRAGMA cache_size=5")
     connection.execute("BEGIN IMMEDIATE")
-    connection.execute(
+    connection.executemany(
         "INSERT INTO spends (created_at, notion, parameter, source, details, "
-        "process) VALUES ('now', 'zcdp', 0.5, 'doomed', '{}', 0)"
+        "process) VALUES ('now', 'zcdp', 0.5, 'doomed', ?, 0)",
+        [("x" * 4000,)] * 300,
     )
     open(ready_path, "w").close()
     time.sleep(600)

@@ -103,7 +103,9 @@ def test_bad_input_spends_nothing():
 
 def test_history_names_the_estimator_and_its_public_parameters():
     accountant = PrivacyAccountant(epsilon=2.0)
-    LaplaceCovariance(epsilon=0.5, norm_bound=3.0, accountant=accountant).fit(X)
+    LaplaceCovariance(
+        epsilon=0.5, norm_bound=3.0, accountant=accountant, random_state=7
+    ).fit(X)
     ZeroCovariance(accountant=accountant).fit(X)
     first, second = accountant.history()
     assert (first.notion, first.parameter, first.source) == (
@@ -112,8 +114,19 @@ def test_history_names_the_estimator_and_its_public_parameters():
         "LaplaceCovariance",
     )
     assert first.details["norm_bound"] == 3.0 and "accountant" not in first.details
+    # The seed would let a reader of the history regenerate the noise.
+    assert "random_state" not in first.details
     assert (second.source, second.parameter) == ("ZeroCovariance", 0.0)
     assert first.process == os.getpid()
+
+
+def test_a_relative_ledger_path_is_made_absolute(tmp_path, monkeypatch):
+    """Workers started in another directory must open the same file."""
+    monkeypatch.chdir(tmp_path)
+    accountant = PrivacyAccountant(rho=1.0, path="budget.sqlite")
+    assert accountant.path == str(tmp_path / "budget.sqlite")
+    monkeypatch.chdir(tmp_path.parent)
+    assert pickle.loads(pickle.dumps(accountant)).budget == "1-zCDP"
 
 
 def test_clones_share_the_accountant():
@@ -213,7 +226,11 @@ def test_a_process_killed_mid_transaction_leaves_the_ledger_consistent(
 ):
     accountant = PrivacyAccountant(rho=1.0, path=ledger)
     accountant.spend(PrivacyCost.zcdp(0.25))
+    size_before = ledger.stat().st_size
     _kill_when_ready(workers.die_inside_a_transaction, ledger, tmp_path)
+    # The dead process left uncommitted pages in the file and a hot journal.
+    assert ledger.stat().st_size > size_before + 100_000
+    assert (tmp_path / "ledger.sqlite-journal").exists()
     check = sqlite3.connect(ledger).execute("PRAGMA integrity_check").fetchone()
     assert check == ("ok",)
     reopened = PrivacyAccountant(path=ledger)

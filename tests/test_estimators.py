@@ -175,3 +175,19 @@ def test_demo_prints_a_table():
     errors = rows["GaussianCovariance"]
     assert errors[10.0][0] < errors[0.1][0]
     assert rows["ZeroCovariance"][1.0][0] == pytest.approx(1.0)
+
+
+class _Overspending(GaussianCovariance):
+    """A broken mechanism that spends twice its budget."""
+
+    def _mechanism(self, second_moment, n_samples, budget, rng):
+        release, spent = super()._mechanism(second_moment, n_samples, budget, rng)
+        return release, spent + spent
+
+
+def test_a_mechanism_spending_more_than_its_budget_is_caught(data):
+    with pytest.raises(RuntimeError, match="more than the budget"):
+        _Overspending(rho=0.5).fit(data)
+    # Rounding in the parts is tolerated and reported as the budget charged.
+    est = ProjectionCovariance(rho=0.3, trace_fraction=0.1, random_state=0).fit(data)
+    assert est.privacy_spent_ == PrivacyCost.zcdp(0.3)

@@ -58,6 +58,9 @@ class ReleasedCovarianceMixin:
             return
         parameters = self.get_params(deep=False)
         del parameters["accountant"]
+        # Never the seed: with it and the release, anyone reading the history
+        # could regenerate the noise and subtract it.
+        parameters.pop("random_state", None)
         public = {
             name: value
             if isinstance(value, bool | int | float | str | None)
@@ -234,5 +237,24 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             if self._psd_release:
                 covariance = project_psd(covariance)
         self._set_release(covariance * bound**2, location * bound)
-        self.privacy_spent_ = spent
+        self.privacy_spent_ = _charged_cost(spent, budget)
         return self
+
+
+# The parts of a budget are floats summed in floating point: they may exceed the
+# budget by rounding, a few ulps, and never by more.
+_ROUNDING = 1e-12
+
+
+def _charged_cost(spent, budget):
+    """The cost to report: the budget charged, once the mechanism's parts are
+    checked to fit in it, so ``privacy_spent_`` equals what the accountant
+    recorded."""
+    if spent.notion != budget.notion or spent.parameter > budget.parameter * (
+        1.0 + _ROUNDING
+    ):
+        raise RuntimeError(
+            f"The mechanism spent {spent}, more than the budget {budget} it was "
+            "given; this is a bug, please report it."
+        )
+    return budget

@@ -49,7 +49,8 @@ _SHARED = {
         (post-processing, free).
 
     privacy_spent_ : PrivacyCost
-        What the fit spent; the sum of the parts of the mechanism.
+        What the fit spent: the budget charged, which the parts of the
+        mechanism add up to (checked at every fit).
 
     n_features_in_ : int
         Number of features seen during fit.

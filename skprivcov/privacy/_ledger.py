@@ -87,7 +87,8 @@ class SqliteLedger:
     """
 
     def __init__(self, path=None):
-        self.path = None if path is None else os.fspath(path)
+        # Absolute, so that a worker process started elsewhere opens this file.
+        self.path = None if path is None else os.path.abspath(os.fspath(path))
         self._lock = threading.Lock()
         self._connection = None
         self._pid = None
