@@ -183,8 +183,8 @@ def adaptive_plan(
     separate_factor : float
         s_h of §3.4, a utility-only factor on the separate-noise bound.
     private_radius : bool
-        Run PrivRadius (else r̃ = 1, the public bound, and its share goes to
-        the final mechanism).
+        Run PrivRadius. Else r̃ = 1, the public bound, and the budget is split
+        as in the authors' code: ρ/8 trace, ρ/8 search, 3ρ/4 final (§3.6).
 
     Returns
     -------
