@@ -298,6 +298,23 @@ def test_budget_parts_reach_each_step_and_add_up(monkeypatch, budget, radius, sh
     assert sum(p for p in parts if p is not None) == pytest.approx(total)
 
 
+def test_eigenvalue_share_reaches_the_separate_mechanism(monkeypatch):
+    seen = []
+    original = _adaptive.separate_covariance
+
+    def spy(second_moment, n_samples, budget, rng, **kwargs):
+        seen.append((budget, kwargs["eigenvalue_share"]))
+        return original(second_moment, n_samples, budget, rng, **kwargs)
+
+    monkeypatch.setattr(_adaptive, "separate_covariance", spy)
+    X = make_zipf_norms(20000, 100, n_bins=4, random_state=5)
+    est = AdaptiveCovariance(
+        rho=0.1, radius="norm_bound", eigenvalue_share=0.3, random_state=0
+    ).fit(X)
+    assert est.mechanism_ == "separate"
+    assert seen == [(PrivacyCost.zcdp(0.75 * 0.1), 0.3)]
+
+
 def test_final_mechanism_noise_scale_and_input(monkeypatch):
     """The final Gaussian mechanism perturbs exactly the second moment of the rows
     clipped at τ̃, with σ = 1/(√(3ρ/4)·n) at unit scale (§3.1, §3.6 no radius).

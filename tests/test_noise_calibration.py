@@ -141,31 +141,39 @@ def _separate_noise(estimator_factory, eigenvalues, n_releases=1200):
 EIGENVALUES = [0.4, 0.25, 0.15, 0.08, 0.02]  # sum < 1: the projection is inactive
 
 
-def test_separate_gaussian_scales():
+@pytest.mark.parametrize("share", [0.5, 0.25])
+def test_separate_gaussian_scales(share):
     rho, n = 8.0, 2000
     values, vectors = _separate_noise(
-        lambda s: SeparateCovariance(rho=rho, random_state=s), EIGENVALUES
+        lambda s: SeparateCovariance(rho=rho, eigenvalue_share=share, random_state=s),
+        EIGENVALUES,
     )
-    # §3.2: eigenvalues + (√2/(√ρ n))·N(0, I) at ρ/2; GaussCov at ρ/2 has the same σ.
-    sigma = math.sqrt(2.0) / (math.sqrt(rho) * n)
-    assert np.std(values) / sigma == pytest.approx(
+    # §3.2: eigenvalues (ℓ2 sensitivity √2/n) at vρ: σ = 1/(√(vρ) n); GaussCov at
+    # (1 − v)ρ: σ = 1/(√((1 − v)ρ) n). Both √2/(√ρ n) at the paper's v = 1/2.
+    value_sigma = 1.0 / (math.sqrt(share * rho) * n)
+    vector_sigma = 1.0 / (math.sqrt((1.0 - share) * rho) * n)
+    assert np.std(values) / value_sigma == pytest.approx(
         1.0, abs=_relative_tolerance(values.size)
     )
-    assert np.std(vectors) / sigma == pytest.approx(
+    assert np.std(vectors) / vector_sigma == pytest.approx(
         1.0, abs=_relative_tolerance(vectors.size)
     )
-    assert stats.kstest(values.ravel() / sigma, "norm").pvalue > 1e-3
+    assert stats.kstest(values.ravel() / value_sigma, "norm").pvalue > 1e-3
 
 
-def test_separate_laplace_scales():
+@pytest.mark.parametrize("share", [0.5, 0.25])
+def test_separate_laplace_scales(share):
     epsilon, n, d = 200.0, 2000, 5
     values, vectors = _separate_noise(
-        lambda s: SeparateCovariance(epsilon=epsilon, random_state=s), EIGENVALUES
+        lambda s: SeparateCovariance(
+            epsilon=epsilon, eigenvalue_share=share, random_state=s
+        ),
+        EIGENVALUES,
     )
-    # §3.8: eigenvalues + Lap((2/n)/(ε/2)); eigenvectors of LapCov(ε/2).
-    value_scale = (2.0 / n) / (epsilon / 2)
+    # §3.8: eigenvalues + Lap((2/n)/(vε)); eigenvectors of LapCov((1 − v)ε).
+    value_scale = (2.0 / n) / (share * epsilon)
     vector_scale = (min(math.sqrt(d * (d + 1)), d / math.sqrt(2) + 1) / n) / (
-        epsilon / 2
+        (1.0 - share) * epsilon
     )
     assert np.mean(np.abs(values)) / value_scale == pytest.approx(
         1.0, abs=4.5 / math.sqrt(values.size)

@@ -49,6 +49,11 @@ class AdaptiveCovariance(BasePrivateCovariance):
         one is better; the default was chosen by measurement on the DLY22
         synthetic settings (see the benchmarks). Utility only.
 
+    eigenvalue_share : float in (0, 1), default=0.5
+        The separate mechanism's split of the final budget between the
+        eigenvalues and the noisy matrix, as in ``SeparateCovariance``; 0.5 is
+        the paper's. Privacy-neutral.
+
     {common_parameters}
 
     Attributes
@@ -101,6 +106,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         "radius": [StrOptions({"private", "norm_bound"})],
         "beta": [Interval(Real, 0, 1, closed="neither")],
         "separate_factor": [Interval(Real, 0, None, closed="neither")],
+        "eigenvalue_share": [Interval(Real, 0, 1, closed="neither")],
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
@@ -114,6 +120,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         radius="private",
         beta=0.1,
         separate_factor=0.25,
+        eigenvalue_share=0.5,
         norm_bound=1.0,
         assume_centered=True,
         random_state=None,
@@ -131,6 +138,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         self.radius = radius
         self.beta = beta
         self.separate_factor = separate_factor
+        self.eigenvalue_share = eigenvalue_share
 
     def _compute_release(self, X, budget, rng):
         bound = float(self.norm_bound)
@@ -143,6 +151,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
             beta=self.beta,
             separate_factor=self.separate_factor,
             private_radius=self.radius == "private",
+            eigenvalue_share=self.eigenvalue_share,
         )
         # Second pass: rows clipped at τ̃ and scaled into the unit ball, i.e.
         # x / max(‖x‖, B·τ̃) (ALGORITHMS.md §3.3).

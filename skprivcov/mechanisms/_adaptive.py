@@ -75,6 +75,7 @@ class _NoiseProxies:
     budget: PrivacyCost
     beta: float
     separate_factor: float
+    eigenvalue_share: float
 
     def simple(self, tau):
         """GaussNoise (zCDP) or LapNoise (pure) at threshold τ."""
@@ -86,19 +87,30 @@ class _NoiseProxies:
         return tau**2 * l1 * omega_laplace(d, b) / (self.budget.parameter * n)
 
     def separate(self, trace, tau):
-        """SeparateNoise (zCDP) or SepLapNoise (pure) at threshold τ."""
+        """SeparateNoise (zCDP) or SepLapNoise (pure) at threshold τ.
+
+        The bounds of §3.4 and §3.8 are for the paper's split, v = 1/2. With
+        eigenvalue share v, the eigenvector term grows with the square root of
+        the noisy matrix's noise scale, which is multiplied by
+        (½/(1 − v))^{1/2} (Gaussian) or ½/(1 − v) (Laplace); the eigenvalue term
+        grows with the eigenvalue noise scale, multiplied by (½/v)^{1/2} or ½/v.
+        """
         n, d, b, s = self.n_samples, self.n_features, self.beta, self.separate_factor
+        vectors = 0.5 / (1.0 - self.eigenvalue_share)
+        values = 0.5 / self.eigenvalue_share
         if self.budget.notion == "zcdp":
             rho = self.budget.rho
             first = (
                 2**1.25 * math.sqrt(trace * nu(d, b / 2)) / (rho**0.25 * math.sqrt(n))
-            )
-            second = math.sqrt(2.0) * eta(d, b / 2) / (math.sqrt(rho) * n)
+            ) * vectors**0.25
+            second = math.sqrt(2.0 * values) * eta(d, b / 2) / (math.sqrt(rho) * n)
         else:
             epsilon = self.budget.parameter
             l1 = second_moment_l1_sensitivity(d, 1)
-            first = math.sqrt(8.0 * l1 * trace * nu_laplace(d, b / 2) / (epsilon * n))
-            second = 4.0 * eta_laplace(d, b / 2) / (epsilon * n)
+            first = math.sqrt(
+                8.0 * vectors * l1 * trace * nu_laplace(d, b / 2) / (epsilon * n)
+            )
+            second = 4.0 * values * eta_laplace(d, b / 2) / (epsilon * n)
         return s * tau * first + tau**2 * second
 
 
@@ -148,6 +160,7 @@ class AdaptivePlan:
     trace_bound : t̂r, a private upper bound on tr Σ of the rows clipped at r̃.
     separate : whether the clipped separate mechanism is used.
     final_budget : the budget left for the final mechanism.
+    eigenvalue_share : the separate mechanism's eigenvalue share of it.
     """
 
     threshold_exponent: int
@@ -155,6 +168,7 @@ class AdaptivePlan:
     trace_bound: float
     separate: bool
     final_budget: PrivacyCost
+    eigenvalue_share: float
 
 
 def adaptive_plan(
@@ -166,6 +180,7 @@ def adaptive_plan(
     beta,
     separate_factor,
     private_radius,
+    eigenvalue_share=0.5,
 ):
     """Steps 1–7 (the decisions) of AdaptiveCov on the norm profile.
 
@@ -185,6 +200,9 @@ def adaptive_plan(
     private_radius : bool
         Run PrivRadius. Else r̃ = 1, the public bound, and the budget is split
         as in the authors' code: ρ/8 trace, ρ/8 search, 3ρ/4 final (§3.6).
+    eigenvalue_share : float in (0, 1), default=0.5
+        The separate mechanism's split (see ``separate_covariance``), used in
+        its error bound and in the release.
 
     Returns
     -------
@@ -226,7 +244,9 @@ def adaptive_plan(
 
     # Step 5: AboveThreshold over τ_k = r̃·2^{−k}, k < K, queries divided by r̃².
     final_budget = budget.scaled(shares[3])
-    proxies = _NoiseProxies(n, n_features, final_budget, beta / 2, separate_factor)
+    proxies = _NoiseProxies(
+        n, n_features, final_budget, beta / 2, separate_factor, eigenvalue_share
+    )
     n_thresholds = int(np.clip(radius_exponent + n_features * n + 1, 1, MAX_THRESHOLDS))
     bias = threshold_bias(exponents, counts, radius_exponent, n_thresholds)
     taus = 2.0 ** (radius_exponent - np.arange(n_thresholds))
@@ -246,7 +266,12 @@ def adaptive_plan(
     tau = 2.0**threshold_exponent
     separate = proxies.separate(trace_bound, tau) < proxies.simple(tau)
     plan = AdaptivePlan(
-        threshold_exponent, radius_exponent, trace_bound, bool(separate), final_budget
+        threshold_exponent,
+        radius_exponent,
+        trace_bound,
+        bool(separate),
+        final_budget,
+        eigenvalue_share,
     )
     return plan, sum(spent)
 
@@ -262,7 +287,12 @@ def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
     """
     if plan.separate:
         return separate_covariance(
-            second_moment, n_samples, plan.final_budget, rng, trace_bound=trace_bound
+            second_moment,
+            n_samples,
+            plan.final_budget,
+            rng,
+            trace_bound=trace_bound,
+            eigenvalue_share=plan.eigenvalue_share,
         )
     noisy, spent = noisy_covariance(second_moment, n_samples, plan.final_budget, rng)
     return project_psd_trace_ball(noisy, trace_bound), spent

@@ -90,7 +90,13 @@ def _noisy_eigenvalues(values, n_samples, budget, rng):
 
 
 def separate_covariance(
-    second_moment, n_samples, budget, rng, *, trace_bound=_UNIT_TRACE
+    second_moment,
+    n_samples,
+    budget,
+    rng,
+    *,
+    trace_bound=_UNIT_TRACE,
+    eigenvalue_share=0.5,
 ):
     """SeparateCov: noisy eigenvalues with eigenvectors of a noisy Σ.
 
@@ -100,9 +106,13 @@ def separate_covariance(
     (free): eigenvectors paired by descending eigenvalue with ``eigh``, noisy
     eigenvalues sorted and projected onto {u ≥ 0, Σu ≤ t}, t = ``trace_bound``
     (1, the public bound, unless a private bound is known). The release is PSD.
+
+    ``eigenvalue_share`` v moves the split: the eigenvalues get v of the budget
+    and the noisy Σ 1 − v (the paper's v = 1/2 by default). Any v is private
+    with the same total, by composition; it changes only the accuracy.
     """
-    values_budget = budget.scaled(0.5)
-    vectors_budget = budget.scaled(0.5)
+    values_budget = budget.scaled(eigenvalue_share)
+    vectors_budget = budget.scaled(1.0 - eigenvalue_share)
     noisy_values = _noisy_eigenvalues(
         eigvalsh_descending(second_moment), n_samples, values_budget, rng
     )
