@@ -228,6 +228,8 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self._charge(budget)
         rng = check_generator(self.random_state)
         release, spent, bound = self._compute_release(X, budget, rng)
+        # Checked before anything is stored: an overspent release is never kept.
+        spent = _charged_cost(spent, budget)
 
         # Post-processing of the release only; back to the scale of the data.
         if self.assume_centered:
@@ -237,7 +239,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             if self._psd_release:
                 covariance = project_psd(covariance)
         self._set_release(covariance * bound**2, location * bound)
-        self.privacy_spent_ = _charged_cost(spent, budget)
+        self.privacy_spent_ = spent
         return self
 
 
