@@ -38,6 +38,13 @@ class SufficientStatistics(NamedTuple):
     n_samples: int
 
 
+def _rows_per_chunk(n_features, chunk_rows):
+    """``chunk_rows``, or by default about 32 MiB of float64 rows per chunk."""
+    if chunk_rows is None:
+        return max(1, _CHUNK_BYTES // (8 * n_features))
+    return chunk_rows
+
+
 def _squared_row_norms(chunk):
     if sparse.issparse(chunk):
         return np.asarray(chunk.multiply(chunk).sum(axis=1), dtype=float).ravel()
@@ -122,8 +129,7 @@ def unit_ball_statistics(X, norm_bound, *, with_mean=False, chunk_rows=None):
     stats : SufficientStatistics
     """
     n_samples, n_features = X.shape
-    if chunk_rows is None:
-        chunk_rows = max(1, _CHUNK_BYTES // (8 * n_features))
+    chunk_rows = _rows_per_chunk(n_features, chunk_rows)
     gram_of = _sparse_gram if sparse.issparse(X) else _dense_gram
     gram, total = gram_of(X, float(norm_bound), chunk_rows, with_mean)
     mean = total / n_samples if with_mean else None
@@ -163,13 +169,21 @@ def norm_profile(X, norm_bound, *, chunk_rows=None):
     private radius, private trace and threshold search need (ALGORITHMS.md §2,
     §3.4–3.5).
 
+    Parameters
+    ----------
+    X : ndarray, memmap or CSR matrix of shape (n_samples, n_features)
+        Validated, finite input.
+    norm_bound : float
+        Public ℓ2 bound B on the rows.
+    chunk_rows : int, default=None
+        Rows per chunk; by default about 32 MiB of float64 per chunk.
+
     Returns
     -------
     profile : NormProfile
     """
     n_samples, n_features = X.shape
-    if chunk_rows is None:
-        chunk_rows = max(1, _CHUNK_BYTES // (8 * n_features))
+    chunk_rows = _rows_per_chunk(n_features, chunk_rows)
     size = 1 - _SMALLEST_EXPONENT
     counts = np.zeros(size, dtype=np.int64)
     squared = np.zeros(size)

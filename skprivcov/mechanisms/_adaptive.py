@@ -28,7 +28,7 @@ from skprivcov.mechanisms._radius import private_radius_exponent
 from skprivcov.mechanisms._sensitivity import second_moment_l1_sensitivity
 from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
-from skprivcov.privacy import PrivacyCost
+from skprivcov.privacy import PrivacyCost, pure_to_zcdp
 
 __all__ = ["AdaptivePlan", "adaptive_plan", "adaptive_release", "threshold_bias"]
 
@@ -58,7 +58,7 @@ def _pure_share(budget, share):
         return budget.scaled(share)
     rho = budget.rho * share
     epsilon = math.sqrt(2.0 * rho)
-    while 0.5 * epsilon * epsilon > rho:
+    while pure_to_zcdp(epsilon) > rho:  # the conversion composition uses
         epsilon = math.nextafter(epsilon, 0.0)
     return PrivacyCost.pure(epsilon)
 
