@@ -2,6 +2,7 @@
 
 from skprivcov.covariance import (
     AdaptiveCovariance,
+    CovarianceRelease,
     GaussianCovariance,
     LaplaceCovariance,
     ProjectionCovariance,
@@ -20,6 +21,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AdaptiveCovariance",
     "BudgetExceededError",
+    "CovarianceRelease",
     "GaussianCovariance",
     "LaplaceCovariance",
     "PrivacyAccountant",

@@ -5,12 +5,14 @@ from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._laplace import LaplaceCovariance
 from skprivcov.covariance._projection import ProjectionCovariance
+from skprivcov.covariance._release import CovarianceRelease
 from skprivcov.covariance._separate import SeparateCovariance
 from skprivcov.covariance._zero import ZeroCovariance
 
 __all__ = [
     "AdaptiveCovariance",
     "BasePrivateCovariance",
+    "CovarianceRelease",
     "GaussianCovariance",
     "LaplaceCovariance",
     "ProjectionCovariance",

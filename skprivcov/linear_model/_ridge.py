@@ -1,0 +1,316 @@
+"""PrivateRidge: ridge regression from a released second moment."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import validate_data
+
+from skprivcov._random import check_generator
+from skprivcov.covariance import CovarianceRelease
+from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov.linear_model._base import BasePrivateRidge
+from skprivcov.linear_model._solve import fit_ridge_path
+from skprivcov.privacy import PrivacyCost
+
+__all__ = ["PrivateRidge"]
+
+
+def as_release(covariance):
+    """A CovarianceRelease from what ``PrivateRidge(covariance=...)`` accepts."""
+    if isinstance(covariance, CovarianceRelease):
+        return covariance
+    if isinstance(covariance, ReleasedCovarianceMixin):
+        if not hasattr(covariance, "covariance_"):
+            raise ValueError(
+                f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
+                "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
+                "PrivateRidge never fits it, since that would spend privacy."
+            )
+        return CovarianceRelease.from_estimator(covariance)
+    return CovarianceRelease(second_moment=np.asarray(covariance))
+
+
+def _column_index(release, column, role):
+    """Position of ``column`` (an int, negative allowed, or a name) in the release."""
+    n_columns = release.n_columns
+    if isinstance(column, str):
+        if release.feature_names is None or column not in release.feature_names:
+            raise ValueError(
+                f"{role} {column!r} is not a column name of the release "
+                f"(names: {release.feature_names})."
+            )
+        return release.feature_names.index(column)
+    if not -n_columns <= column < n_columns:
+        raise ValueError(
+            f"{role} {column} is out of range for a release of {n_columns} columns."
+        )
+    return int(column) % n_columns
+
+
+class PrivateRidge(BasePrivateRidge):
+    """Ridge regression fit from a released (private) second moment.
+
+    With ``covariance`` given, ``fit`` reads no data values: the coefficients
+    are post-processing of that release, for any target column, any feature
+    subset and any ``alpha``, and ``privacy_spent_`` is zero. Without it,
+    ``fit(X, y)`` first releases the second moment of the bounded rows
+    ``[x, y]`` (and the constant column for the intercept) with ``estimator``,
+    and that release's cost is ``privacy_spent_``.
+
+    Parameters
+    ----------
+    alpha : float >= 0, default=0.01
+        Regularisation strength, per row, as in ADK19 and ALGORITHMS.md §8.1:
+        the objective is (1/n) Σ ½(wᵀx − y)² + α‖w‖², so
+        w = (S_xx + 2αI)⁻¹ s_xy with S the per-row second moment (centred
+        when ``fit_intercept``). This equals scikit-learn's
+        ``Ridge(alpha=2·n·alpha)`` on the same rows. Being per row, the same
+        alpha suits training sets of any size.
+
+    covariance : fitted skprivcov covariance estimator, CovarianceRelease, \
+array-like of shape (n_columns, n_columns) or None, default=None
+        The release to fit from. A fitted estimator (or a
+        :class:`~skprivcov.CovarianceRelease`) fitted on the columns
+        [features..., target...]; an array is taken as an uncentred second
+        moment without a mean (so ``fit_intercept=False``; build a
+        CovarianceRelease with ``mean`` for an intercept). A fitted estimator
+        needs ``assume_centered=False`` for an intercept. ``clone`` keeps the
+        release as it is (it is data already published, not a model to refit),
+        so ``GridSearchCV`` works. None: make a release in ``fit``.
+
+    target : int or str, default=None
+        With ``covariance``: the target's column (an index, or a name if the
+        release has names). Default: the last column.
+
+    features : list of int or str, default=None
+        With ``covariance``: the feature columns, in order. Default: every
+        column but the target.
+
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept (ALGORITHMS.md §8.2).
+
+    estimator : skprivcov covariance estimator, default=None
+        Without ``covariance``: the (unfitted) estimator that releases the
+        second moment of the bounded rows; its budget is spent. PrivateRidge
+        fits a clone with ``norm_bound=√2``, ``assume_centered=not
+        fit_intercept`` and its own ``random_state``. None: a
+        :class:`~skprivcov.GaussianCovariance` with its default budget
+        (ρ = 0.1), the most accurate choice for ridge in our measurements
+        (see the user guide).
+
+    X_norm_bound : float > 0, default=1.0
+        Without ``covariance``: public bound B on the ℓ2 norm of each row of X;
+        longer rows are clipped to it.
+
+    y_bound : float > 0 or (lower, upper), default=1.0
+        Without ``covariance``: public bounds of the target; a number B means
+        [−B, B]. Targets outside are clipped.
+
+    random_state : int, numpy.random.Generator, RandomState or None, default=None
+        Without ``covariance``: seeds the release (replacing the estimator's
+        own ``random_state``). None draws fresh OS entropy: use it for real
+        releases.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The coefficients.
+
+    intercept_ : float
+        The intercept (0.0 without ``fit_intercept``).
+
+    release_ : CovarianceRelease
+        The release the model was fit from, with its cost, source and
+        fingerprint (in the units of [X, y] when made by ``fit``).
+
+    estimator_ : skprivcov covariance estimator
+        Only when ``fit`` made the release: the fitted estimator (its
+        ``covariance_`` is in the units of the bounded rows).
+
+    privacy_spent_ : PrivacyCost
+        Zero when fit from ``covariance``; else the cost of the release made.
+
+    n_features_in_ : int
+        Number of features.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when known.
+
+    See Also
+    --------
+    PrivateRidgeCV : Private choice of alpha by cross-validation on releases.
+    skprivcov.preprocessing.RowNormClipper : Clip rows to a public bound.
+
+    Notes
+    -----
+    Privacy: fitting from a release is post-processing (it reads neither X nor
+    y; X, if given, only for its number of columns and their names). Fitting
+    without one is exactly as private as ``estimator`` on the rows
+    z = (x/max(‖x‖, B_x), (clip(y) − c)/h) with ‖z‖ ≤ √2 (neighbouring datasets
+    differ in one row (x, y); n is public).
+
+    The released feature block may be indefinite (noise). It is projected
+    onto the PSD cone (negative eigenvalues set to zero) before solving, and a
+    null direction with ``alpha=0`` gets the minimum-norm solution, so the
+    solve never blows up. Scoring this model on raw validation data (for
+    example in ``GridSearchCV``) reads that data and is not private with
+    respect to it; use :class:`PrivateRidgeCV` or public validation data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.linear_model import PrivateRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(50000, 3))
+    >>> y = X @ np.array([0.5, -0.25, 0.0]) + 0.1
+    >>> rows = np.column_stack([X, y])
+    >>> release = GaussianCovariance(
+    ...     rho=1.0, norm_bound=2.0, assume_centered=False, random_state=0
+    ... ).fit(rows)
+    >>> model = PrivateRidge(alpha=0.0, covariance=release).fit()
+    >>> model.coef_.round(2) + 0.0, round(model.intercept_, 2)
+    (array([ 0.5 , -0.25,  0.  ]), 0.1)
+    >>> print(model.privacy_spent_)
+    0-DP (pure)
+    """
+
+    _parameter_constraints: dict = {
+        **BasePrivateRidge._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "covariance": [ReleasedCovarianceMixin, CovarianceRelease, "array-like", None],
+        "target": [Interval(Integral, None, None, closed="neither"), str, None],
+        "features": ["array-like", None],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=0.01,
+        covariance=None,
+        target=None,
+        features=None,
+        fit_intercept=True,
+        estimator=None,
+        X_norm_bound=1.0,
+        y_bound=1.0,
+        random_state=None,
+    ):
+        self.alpha = alpha
+        self.covariance = covariance
+        self.target = target
+        self.features = features
+        self.fit_intercept = fit_intercept
+        self.estimator = estimator
+        self.X_norm_bound = X_norm_bound
+        self.y_bound = y_bound
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # A release is published data, not a model: cloning a fitted covariance
+        # estimator would unfit it (and a refit would spend privacy again).
+        return super().__sklearn_clone__().set_params(covariance=self.covariance)
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X=None, y=None):
+        """Fit the coefficients from the release, or from a release of (X, y).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), \
+default=None
+            With ``covariance``: optional, read only for its number of columns
+            and their names, which must match the release's features. Without:
+            the training data (rows clipped to ``X_norm_bound``).
+
+        y : array-like of shape (n_samples,), default=None
+            With ``covariance``: ignored. Without: the targets (clipped to
+            ``y_bound``).
+
+        Returns
+        -------
+        self : object
+            The fitted regressor.
+        """
+        if self.covariance is not None:
+            return self._fit_from_release(X)
+        if self.target is not None or self.features is not None:
+            raise ValueError(
+                "target and features select columns of a given release; without "
+                "covariance, the target is y and the features are X's columns."
+            )
+        target_name = str(getattr(y, "name", None) or "y")
+        X, y = self._validate_training_data(X, y)
+        estimator = self._release_estimator(check_generator(self.random_state))
+        estimator.fit(self._bounded_rows(X, y))
+        release = self._release_of(estimator, X.shape[0], target_name)
+        self.estimator_ = estimator
+        self._set_model(release, list(range(X.shape[1])), X.shape[1])
+        self.privacy_spent_ = estimator.privacy_spent_
+        return self
+
+    def _fit_from_release(self, X):
+        if self.estimator is not None:
+            raise ValueError(
+                "Give either covariance (a release to fit from) or estimator (to "
+                "make a release), not both."
+            )
+        release = as_release(self.covariance)
+        target = _column_index(
+            release, -1 if self.target is None else self.target, "target"
+        )
+        if self.features is None:
+            features = [j for j in range(release.n_columns) if j != target]
+        else:
+            features = [
+                _column_index(release, column, "feature") for column in self.features
+            ]
+            if not features or len(set(features)) != len(features):
+                raise ValueError(
+                    f"features must be distinct columns, got {self.features!r}."
+                )
+            if target in features:
+                raise ValueError("The target column cannot also be a feature.")
+        if self.fit_intercept and release.mean is None:
+            raise ValueError(
+                "fit_intercept=True needs a release with a mean: fit the covariance "
+                "estimator with assume_centered=False (or give a CovarianceRelease "
+                "with mean), or set fit_intercept=False."
+            )
+        selected = (
+            None
+            if release.feature_names is None
+            else np.asarray([release.feature_names[j] for j in features], object)
+        )
+        if X is not None:
+            # Only the shape and column names: no value of X is read.
+            validate_data(self, X, reset=True, skip_check_array=True)
+            if self.n_features_in_ != len(features):
+                raise ValueError(
+                    f"X has {self.n_features_in_} features, but the release's "
+                    f"feature subset has {len(features)}."
+                )
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None and selected is not None:
+                if list(names) != list(selected):
+                    raise ValueError(
+                        f"X's columns {list(names)} are not the release's features "
+                        f"{list(selected)}."
+                    )
+        elif selected is not None:
+            self.feature_names_in_ = selected
+        self._set_model(release, features, len(features), target)
+        self.privacy_spent_ = PrivacyCost.zero()
+        return self
+
+    def _set_model(self, release, features, n_features, target=-1):
+        target = target % release.n_columns
+        coefficients, intercepts = fit_ridge_path(
+            release, features, target, [self.alpha], fit_intercept=self.fit_intercept
+        )
+        self.coef_ = coefficients[:, 0]
+        self.intercept_ = float(intercepts[0])
+        self.release_ = release
+        self.n_features_in_ = n_features

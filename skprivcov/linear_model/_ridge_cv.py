@@ -1,0 +1,256 @@
+"""PrivateRidgeCV: the choice of alpha as post-processing of one release per fold."""
+
+from numbers import Integral
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+
+from skprivcov._random import check_generator
+from skprivcov.covariance import CovarianceRelease
+from skprivcov.linear_model._base import BasePrivateRidge
+from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
+
+__all__ = ["PrivateRidgeCV"]
+
+
+def _check_alphas(alphas):
+    alphas = np.asarray(alphas, dtype=np.float64).ravel()
+    if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas < 0):
+        raise ValueError(
+            f"alphas must be a non-empty list of finite numbers >= 0; got {alphas}."
+        )
+    return alphas
+
+
+class PrivateRidgeCV(BasePrivateRidge):
+    """Ridge regression with alpha chosen privately by K-fold cross-validation.
+
+    The rows are split into ``cv`` disjoint folds at random (the split does not
+    depend on the data). Each fold's bounded rows [x, y] get one release by
+    ``estimator``. For each fold k, ridge is fit for every alpha on the pooled
+    releases of the other folds, and scored by its mean squared error on fold
+    k computed from fold k's release alone, uᵀ M̂_k u with u = (−w, 1, −b)
+    (ALGORITHMS.md §8.2). The alpha with the best mean score is refit on the
+    pooled releases of all folds. Everything after the releases is
+    post-processing, and the releases are of disjoint rows, so the whole
+    search costs what one release costs (parallel composition).
+
+    Parameters
+    ----------
+    alphas : array-like of float >= 0, default=(1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+        The candidates, per row (the convention of :class:`PrivateRidge`).
+
+    cv : int >= 2, default=5
+        Number of folds. More folds mean more candidates are judged on more
+        rows, but every release is of fewer rows: the pooled release of all
+        folds is about √cv times noisier than one release of all rows.
+
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept.
+
+    estimator : skprivcov covariance estimator, default=None
+        The (unfitted) estimator cloned for each fold; its budget is the cost
+        of the whole search. None: :class:`~skprivcov.GaussianCovariance` with
+        its default budget (ρ = 0.1). Its accountant, if any, is charged once.
+
+    X_norm_bound : float > 0, default=1.0
+        Public bound on the ℓ2 norm of each row of X; longer rows are clipped.
+
+    y_bound : float > 0 or (lower, upper), default=1.0
+        Public bounds of the target; a number B means [−B, B].
+
+    random_state : int, numpy.random.Generator, RandomState or None, default=None
+        Seeds the folds and, independently, each fold's release (the
+        estimator's own ``random_state`` is replaced: folds must never share
+        noise). None draws fresh OS entropy: use it for real releases.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen alpha.
+
+    best_score_ : float
+        Its mean held-out score (negative mean squared error, from releases).
+
+    cv_results_ : dict of ndarray
+        As in :class:`~sklearn.model_selection.GridSearchCV`: ``params``,
+        ``param_alpha``, ``split{k}_test_score``, ``mean_test_score``,
+        ``std_test_score`` and ``rank_test_score``; scores are negative mean
+        squared errors computed from the held-out folds' releases (so they are
+        noisy, and may even be positive).
+
+    coef_ : ndarray of shape (n_features,)
+        The coefficients at ``alpha_``, from the pooled release.
+
+    intercept_ : float
+        The intercept (0.0 without ``fit_intercept``).
+
+    release_ : CovarianceRelease
+        The pooled release of all folds, in the units of [X, y].
+
+    fold_releases_ : list of CovarianceRelease
+        Each fold's release.
+
+    privacy_spent_ : PrivacyCost
+        The cost of one release (parallel composition over disjoint folds).
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    PrivateRidge : Ridge from one release, for a fixed alpha.
+
+    Notes
+    -----
+    Privacy: neighbouring datasets differ in one row (x, y), n is public. The
+    fold assignment depends only on n and ``random_state``, so changing one
+    row changes the rows of exactly one fold, and only that fold's release;
+    each release costs the estimator's budget, so the search costs that
+    budget once (parallel composition; e.g. McSherry 2009, Thm. 4). Every
+    fold release uses independent noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov.linear_model import PrivateRidgeCV
+    >>> from skprivcov import GaussianCovariance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(50000, 3))
+    >>> y = X @ np.array([0.5, -0.25, 0.0]) + 0.05 * rng.normal(size=50000)
+    >>> model = PrivateRidgeCV(
+    ...     alphas=[1e-4, 1e-2, 1.0], estimator=GaussianCovariance(rho=1.0),
+    ...     random_state=0,
+    ... ).fit(X, y)
+    >>> model.alpha_, model.coef_.round(1)
+    (0.0001, array([ 0.5, -0.2,  0. ]))
+    >>> print(model.privacy_spent_)
+    1-zCDP
+    """
+
+    _parameter_constraints: dict = {
+        **BasePrivateRidge._parameter_constraints,
+        "alphas": ["array-like"],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0),
+        cv=5,
+        fit_intercept=True,
+        estimator=None,
+        X_norm_bound=1.0,
+        y_bound=1.0,
+        random_state=None,
+    ):
+        self.alphas = alphas
+        self.cv = cv
+        self.fit_intercept = fit_intercept
+        self.estimator = estimator
+        self.X_norm_bound = X_norm_bound
+        self.y_bound = y_bound
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Release each fold, choose alpha from the releases, refit on them all.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; rows are clipped to ``X_norm_bound``.
+        y : array-like of shape (n_samples,)
+            Targets; clipped to ``y_bound``.
+
+        Returns
+        -------
+        self : object
+            The fitted regressor.
+        """
+        alphas = _check_alphas(self.alphas)
+        target_name = str(getattr(y, "name", None) or "y")
+        X, y = self._validate_training_data(X, y)
+        n_samples, n_features = X.shape
+        if n_samples < 2 * self.cv:
+            raise ValueError(
+                f"cv={self.cv} folds need at least {2 * self.cv} rows (2 per fold); "
+                f"got {n_samples}."
+            )
+        rng = check_generator(self.random_state)
+        template = self._release_estimator(None)
+        budget = template._resolve_budget()
+        accountant = template.accountant
+        if accountant is not None:
+            # Charged once, before any data is read: the folds are disjoint.
+            accountant.spend(
+                budget,
+                source=type(self).__name__,
+                details={
+                    "estimator": type(template).__name__,
+                    "cv": self.cv,
+                    "composition": "parallel over disjoint folds",
+                },
+            )
+        rows = self._bounded_rows(X, y)
+        folds = np.array_split(rng.permutation(n_samples), self.cv)
+        fold_releases = []
+        for fold in folds:
+            # A generator of its own per fold: releases must never share noise.
+            seed = rng.integers(0, 2**63, size=4)
+            estimator = template.set_params(
+                random_state=np.random.default_rng(seed), accountant=None
+            ).fit(rows[fold])
+            if estimator.privacy_spent_ != budget:
+                raise RuntimeError(
+                    f"A fold release spent {estimator.privacy_spent_}, not the "
+                    f"budget {budget}; this is a bug, please report it."
+                )
+            fold_releases.append(self._release_of(estimator, len(fold), target_name))
+
+        features, target = list(range(n_features)), n_features
+        losses = np.empty((self.cv, alphas.size))
+        for k, heldout in enumerate(fold_releases):
+            training = CovarianceRelease.pooled(
+                fold_releases[:k] + fold_releases[k + 1 :]
+            )
+            coefficients, intercepts = fit_ridge_path(
+                training, features, target, alphas, fit_intercept=self.fit_intercept
+            )
+            losses[k] = heldout_losses(
+                heldout, features, target, coefficients, intercepts
+            )
+        scores = -losses
+        mean_scores = scores.mean(axis=0)
+        best = int(np.argmax(mean_scores))
+
+        release = CovarianceRelease.pooled(
+            fold_releases,
+            privacy_spent=budget,
+            source=f"{self.cv} disjoint fold releases by {fold_releases[0].source}",
+        )
+        coefficients, intercepts = fit_ridge_path(
+            release, features, target, [alphas[best]], fit_intercept=self.fit_intercept
+        )
+        self.alpha_ = float(alphas[best])
+        self.best_score_ = float(mean_scores[best])
+        self.cv_results_ = {
+            "params": [{"alpha": float(alpha)} for alpha in alphas],
+            "param_alpha": alphas.copy(),
+            **{f"split{k}_test_score": scores[k] for k in range(self.cv)},
+            "mean_test_score": mean_scores,
+            "std_test_score": scores.std(axis=0),
+            "rank_test_score": rankdata(-mean_scores, method="min").astype(np.int32),
+        }
+        self.coef_ = coefficients[:, 0]
+        self.intercept_ = float(intercepts[0])
+        self.release_ = release
+        self.fold_releases_ = fold_releases
+        self.privacy_spent_ = budget
+        return self
