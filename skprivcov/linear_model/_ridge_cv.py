@@ -39,7 +39,7 @@ class PrivateRidgeCV(BasePrivateRidge):
 
     Parameters
     ----------
-    alphas : array-like of float >= 0, default=(1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+    alphas : array-like of float >= 0, default=(1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)
         The candidates, per row (the convention of :class:`PrivateRidge`).
 
     cv : int >= 2, default=5
@@ -142,7 +142,7 @@ class PrivateRidgeCV(BasePrivateRidge):
     def __init__(
         self,
         *,
-        alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0),
+        alphas=(1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0),
         cv=5,
         fit_intercept=True,
         estimator=None,
