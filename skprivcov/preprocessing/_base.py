@@ -9,10 +9,10 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import validate_data
 
-__all__ = ["PublicBoundsTransformer"]
+__all__ = ["BasePublicBoundsTransformer"]
 
 
-class PublicBoundsTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class BasePublicBoundsTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """A stateless transformer: ``fit`` only records the input's shape and names.
 
     Subclasses implement ``_transform(X)`` on validated input and say whether

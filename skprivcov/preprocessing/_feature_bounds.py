@@ -4,12 +4,12 @@ from numbers import Real
 
 import numpy as np
 
-from skprivcov.preprocessing._base import PublicBoundsTransformer
+from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 
 __all__ = ["FeatureBoundsScaler"]
 
 
-class FeatureBoundsScaler(PublicBoundsTransformer):
+class FeatureBoundsScaler(BasePublicBoundsTransformer):
     """Clip feature j into public bounds [lower_j, upper_j], then map it to a range.
 
     Each value is clipped into its bounds and mapped by the affine map that

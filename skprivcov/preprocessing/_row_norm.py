@@ -7,12 +7,12 @@ from scipy import sparse
 from sklearn.utils._param_validation import Interval
 
 from skprivcov._stats import _row_norms
-from skprivcov.preprocessing._base import PublicBoundsTransformer
+from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 
 __all__ = ["RowNormClipper"]
 
 
-class RowNormClipper(PublicBoundsTransformer):
+class RowNormClipper(BasePublicBoundsTransformer):
     """Clip every row to a public ℓ2 norm bound: x ↦ min(1, B/‖x‖)·x.
 
     The bounding step of every mechanism in skprivcov (ALGORITHMS.md §3.3),
