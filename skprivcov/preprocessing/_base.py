@@ -12,7 +12,9 @@ from sklearn.utils.validation import validate_data
 __all__ = ["BasePublicBoundsTransformer"]
 
 
-class BasePublicBoundsTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class BasePublicBoundsTransformer(
+    OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
     """A stateless transformer: ``fit`` only records the input's shape and names.
 
     Subclasses implement ``_transform(X)`` on validated input and say whether
