@@ -60,13 +60,20 @@ def heldout_losses(release, features, target, coefficients, intercepts):
     """Mean squared error of each model on the rows behind ``release``.
 
     (1/n) Σ (y − wᵀa − b)² = uᵀ M u with u = (−w, 1, −b) on (features, target,
-    constant) and M the augmented second moment [[S, m], [mᵀ, 1]] (§8.2): all
-    from the release, so the loss is post-processing. A noisy release can give
-    a negative loss; only the comparison between models matters.
+    constant) and M the PSD projection of the augmented second moment
+    [[S, m], [mᵀ, 1]] (§8.2): all from the release, so the loss is
+    post-processing, and never negative.
     """
     n_alphas = coefficients.shape[1]
     with_constant = release.mean is not None
     moment = release.augmented() if with_constant else release.second_moment
+    # Scored on the PSD projection of the release (post-processing): the raw
+    # uᵀM̂u is unbiased, but its noise uᵀNu grows with ‖u‖², and the minimum
+    # over candidates then favours the largest coefficients, whose noisy loss
+    # can be very negative (a winner's curse). On diabetes (examples/) the raw
+    # score chose alpha=1e-5 in 11 of 30 runs at ρ = 10 and the test MSE was
+    # 4941; with the projection the loss is >= 0 and the MSE 4396 (5 folds).
+    moment = project_psd(moment)
     directions = np.zeros((moment.shape[0], n_alphas))
     directions[features] = -coefficients
     directions[target] = 1.0
