@@ -65,7 +65,7 @@ models = {
     "PrivateRidge (alpha=0.1)": lambda estimator, seed: PrivateRidge(
         alpha=0.1, estimator=estimator, random_state=seed, **settings
     ),
-    "PrivateRidgeCV (5 folds)": lambda estimator, seed: PrivateRidgeCV(
+    "PrivateRidgeCV (3 folds)": lambda estimator, seed: PrivateRidgeCV(
         estimator=estimator, random_state=seed, **settings
     ),
 }
