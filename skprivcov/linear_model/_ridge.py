@@ -261,6 +261,8 @@ default=None
                 "make a release), not both."
             )
         release = as_release(self.covariance)
+        for stale in ("estimator_", "feature_names_in_"):
+            self.__dict__.pop(stale, None)  # from an earlier fit
         target = _column_index(
             release, -1 if self.target is None else self.target, "target"
         )
