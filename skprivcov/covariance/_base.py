@@ -23,7 +23,25 @@ from skprivcov.covariance._centering import augment, center
 from skprivcov.mechanisms import project_psd
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost, resolve_budget
 
-__all__ = ["BasePrivateCovariance", "ReleasedCovarianceMixin"]
+__all__ = ["BasePrivateCovariance", "ReleasedCovarianceMixin", "public_parameters"]
+
+
+def public_parameters(estimator):
+    """The parameters of ``estimator`` that may be published with its release.
+
+    Never the seed: with it and the release, anyone could regenerate the noise
+    and subtract it. Nor the accountant (not a parameter of the release).
+    Values other than plain scalars are given as their repr.
+    """
+    parameters = estimator.get_params(deep=False)
+    parameters.pop("accountant", None)
+    parameters.pop("random_state", None)
+    return {
+        name: value
+        if isinstance(value, bool | int | float | str | None)
+        else repr(value)
+        for name, value in parameters.items()
+    }
 
 
 class ReleasedCovarianceMixin:
@@ -56,18 +74,9 @@ class ReleasedCovarianceMixin:
         """
         if self.accountant is None:
             return
-        parameters = self.get_params(deep=False)
-        del parameters["accountant"]
-        # Never the seed: with it and the release, anyone reading the history
-        # could regenerate the noise and subtract it.
-        parameters.pop("random_state", None)
-        public = {
-            name: value
-            if isinstance(value, bool | int | float | str | None)
-            else repr(value)
-            for name, value in parameters.items()
-        }
-        self.accountant.spend(cost, source=type(self).__name__, details=public)
+        self.accountant.spend(
+            cost, source=type(self).__name__, details=public_parameters(self)
+        )
 
     def _set_release(self, covariance, location):
         self.covariance_ = covariance

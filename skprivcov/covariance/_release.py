@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov.covariance._base import public_parameters
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["CovarianceRelease"]
@@ -147,12 +148,9 @@ class CovarianceRelease:
         else:
             mean = np.asarray(estimator.location_)
             second_moment = covariance + np.outer(mean, mean)
-        public = {
-            name: value
-            for name, value in estimator.get_params(deep=False).items()
-            if name not in ("random_state", "accountant")
-        }
-        arguments = ", ".join(f"{name}={value!r}" for name, value in public.items())
+        arguments = ", ".join(
+            f"{name}={value!r}" for name, value in public_parameters(estimator).items()
+        )
         return cls(
             second_moment=second_moment,
             mean=mean,

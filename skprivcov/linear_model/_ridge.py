@@ -250,7 +250,8 @@ default=None
         estimator.fit(self._bounded_rows(X, y))
         release = self._release_of(estimator, X.shape[0], target_name)
         self.estimator_ = estimator
-        self._set_model(release, list(range(X.shape[1])), X.shape[1])
+        # The release's columns are [X..., y]: the target is the last one.
+        self._set_model(release, list(range(X.shape[1])), X.shape[1], X.shape[1])
         self.privacy_spent_ = estimator.privacy_spent_
         return self
 
@@ -310,8 +311,7 @@ default=None
         self.privacy_spent_ = PrivacyCost.zero()
         return self
 
-    def _set_model(self, release, features, n_features, target=-1):
-        target = target % release.n_columns
+    def _set_model(self, release, features, n_features, target):
         coefficients, intercepts = fit_ridge_path(
             release, features, target, [self.alpha], fit_intercept=self.fit_intercept
         )

@@ -127,12 +127,14 @@ class FeatureBoundsScaler(BasePublicBoundsTransformer):
         bound : float
         """
         if n_features is None:
-            sizes = [np.size(self.lower), np.size(self.upper)]
-            n_features = getattr(self, "n_features_in_", max(sizes))
-            if max(sizes) == 1 and not hasattr(self, "n_features_in_"):
+            n_features = getattr(self, "n_features_in_", None)
+        if n_features is None:
+            sizes = {np.size(self.lower), np.size(self.upper)} - {1}
+            if not sizes:
                 raise ValueError(
                     "Give n_features: the bounds are scalars and the transformer "
                     "has not been fitted."
                 )
+            n_features = max(sizes)
         _, _, low, high = self._bounds(n_features)
         return float(np.sqrt(n_features) * max(abs(low), abs(high)))

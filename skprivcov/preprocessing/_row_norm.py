@@ -6,7 +6,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval
 
-from skprivcov._stats import _row_norms
+from skprivcov._stats import _inverse_scales, _row_norms
 from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 
 __all__ = ["RowNormClipper"]
@@ -75,11 +75,14 @@ class RowNormClipper(BasePublicBoundsTransformer):
 
     def _transform(self, X):
         bound = float(self.norm_bound)
-        norms = _row_norms(X)
-        # Rows inside the ball keep the factor 1 exactly, hence stay unchanged.
-        factors = np.where(norms > bound, bound / np.where(norms > 0, norms, 1), 1.0)
         if self.scale:
-            factors = factors / bound
+            # x / max(‖x‖, B): exactly the rows every estimator computes (_stats).
+            factors = _inverse_scales(X, bound)
+        else:
+            # Rows inside the ball keep the factor 1 exactly, hence stay unchanged.
+            norms = _row_norms(X)
+            factors = np.ones_like(norms)
+            np.divide(bound, norms, out=factors, where=norms > bound)
         factors = factors.astype(X.dtype, copy=False)
         if sparse.issparse(X):
             return (sparse.diags_array(factors) @ X).asformat(X.format)
