@@ -31,6 +31,7 @@ def test_discovery_finds_every_estimator():
         "AdaptiveCovariance",
         "FeatureBoundsScaler",
         "GaussianCovariance",
+        "IterativeEigenCovariance",
         "LaplaceCovariance",
         "PrivateRidge",
         "PrivateRidgeCV",
@@ -91,9 +92,11 @@ def test_privacy_spent_is_the_requested_budget(estimator, unit_data):
 @pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
 def test_default_budget_is_private_and_documented(estimator, unit_data):
     est = clone(estimator).set_params(random_state=0).fit(unit_data)
-    expected = (
-        PrivacyCost.zcdp(0.1) if "zcdp" in est._notions else PrivacyCost.pure(1.0)
-    )
+    # ρ = 0.1 for the zCDP mechanisms, ε = 1 for the pure-DP ones (a pure
+    # mechanism with a zCDP path, as IterativeEigenCovariance, stays pure).
+    expected = type(est)._default_budget
+    assert expected in (PrivacyCost.zcdp(0.1), PrivacyCost.pure(1.0))
+    assert expected.notion in est._notions
     assert est.privacy_spent_ == expected
     assert f"{expected.parameter:g}" in type(est).__doc__
 
@@ -126,9 +129,11 @@ def test_fit_leaves_parameters_untouched(estimator, unit_data):
 
 
 def _huge_budget(estimator):
-    if "zcdp" in estimator._notions:
+    if estimator._default_budget.notion == "zcdp":
         return {"rho": 1e14}
-    return {"epsilon": 1e8}
+    # The exponential mechanism's eigenvector error shrinks like ε^{-1/2} (the
+    # Laplace noise's like 1/ε): 1e-6 needs a far larger ε.
+    return {"epsilon": 1e18}
 
 
 @pytest.mark.parametrize("estimator", PRIVATE, ids=_name)

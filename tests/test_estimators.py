@@ -11,6 +11,7 @@ from sklearn.exceptions import NotFittedError
 from skprivcov import (
     AdaptiveCovariance,
     GaussianCovariance,
+    IterativeEigenCovariance,
     LaplaceCovariance,
     PrivacyCost,
     ProjectionCovariance,
@@ -28,11 +29,19 @@ ALL = [
     SeparateCovariance(epsilon=1.0),
     ProjectionCovariance(),
     ProjectionCovariance(trace_fraction=0.2),
+    IterativeEigenCovariance(),
+    IterativeEigenCovariance(rho=0.5, update="deflate", budget_split="adaptive"),
 ]
 PSD = [
     est
     for est in ALL
-    if isinstance(est, AdaptiveCovariance | SeparateCovariance | ProjectionCovariance)
+    if isinstance(
+        est,
+        AdaptiveCovariance
+        | SeparateCovariance
+        | ProjectionCovariance
+        | IterativeEigenCovariance,
+    )
 ]
 
 

@@ -3,6 +3,7 @@
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._gaussian import GaussianCovariance
+from skprivcov.covariance._iterative import IterativeEigenCovariance
 from skprivcov.covariance._laplace import LaplaceCovariance
 from skprivcov.covariance._projection import ProjectionCovariance
 from skprivcov.covariance._release import CovarianceRelease
@@ -14,6 +15,7 @@ __all__ = [
     "BasePrivateCovariance",
     "CovarianceRelease",
     "GaussianCovariance",
+    "IterativeEigenCovariance",
     "LaplaceCovariance",
     "ProjectionCovariance",
     "SeparateCovariance",

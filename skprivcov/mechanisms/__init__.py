@@ -9,10 +9,17 @@ from skprivcov.mechanisms._adaptive import (
     adaptive_plan,
     adaptive_release,
 )
+from skprivcov.mechanisms._bingham import (
+    bingham_envelope,
+    high_concentration_trials,
+    sample_bingham,
+)
 from skprivcov.mechanisms._covariance import (
+    eigenvalue_noise_scale,
     gaussian_covariance,
     laplace_covariance,
     noisy_covariance,
+    noisy_eigenvalues,
     projection_covariance,
     separate_covariance,
 )
@@ -20,6 +27,11 @@ from skprivcov.mechanisms._eigen import (
     eigh_descending,
     eigvalsh_descending,
     from_eigenpairs,
+)
+from skprivcov.mechanisms._iterative import (
+    draw_epsilons,
+    iterative_eigen_covariance,
+    sample_top_eigenvector,
 )
 from skprivcov.mechanisms._noise import symmetric_noise
 from skprivcov.mechanisms._projections import (
@@ -46,6 +58,9 @@ __all__ = [
     "above_threshold",
     "adaptive_plan",
     "adaptive_release",
+    "bingham_envelope",
+    "draw_epsilons",
+    "eigenvalue_noise_scale",
     "eigenvalues_l1_sensitivity",
     "eigenvalues_l2_sensitivity",
     "eigh_descending",
@@ -53,9 +68,12 @@ __all__ = [
     "from_eigenpairs",
     "gaussian_covariance",
     "gaussian_scale",
+    "high_concentration_trials",
+    "iterative_eigen_covariance",
     "laplace_covariance",
     "laplace_scale",
     "noisy_covariance",
+    "noisy_eigenvalues",
     "private_radius_exponent",
     "private_trace_upper_bound",
     "project_capped_simplex",
@@ -63,6 +81,8 @@ __all__ = [
     "project_psd",
     "project_psd_trace_ball",
     "projection_covariance",
+    "sample_bingham",
+    "sample_top_eigenvector",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
     "separate_covariance",

@@ -31,9 +31,11 @@ from skprivcov.mechanisms._trace import private_trace_upper_bound
 from skprivcov.privacy import UnsupportedPrivacyNotionError
 
 __all__ = [
+    "eigenvalue_noise_scale",
     "gaussian_covariance",
     "laplace_covariance",
     "noisy_covariance",
+    "noisy_eigenvalues",
     "projection_covariance",
     "separate_covariance",
 ]
@@ -80,12 +82,24 @@ def noisy_covariance(second_moment, n_samples, budget, rng):
     return _NOISY_COVARIANCE[budget.notion](second_moment, n_samples, budget, rng)
 
 
-def _noisy_eigenvalues(values, n_samples, budget, rng):
-    """Λ + Gaussian (ℓ2 sensitivity √2/n) or Laplace (ℓ1 sensitivity 2/n) noise."""
+def eigenvalue_noise_scale(n_samples, budget):
+    """Noise scale of the sorted eigenvalues of Σ: the Gaussian σ for a zCDP
+    budget (ℓ2 sensitivity √2/n, DLY22 Lemma 10) or the Laplace b for a pure
+    one (ℓ1 sensitivity 2/n, ADK19 Thm 1); ALGORITHMS.md §0.2."""
     if budget.notion == "zcdp":
-        scale = gaussian_scale(eigenvalues_l2_sensitivity(n_samples), budget.rho)
+        return gaussian_scale(eigenvalues_l2_sensitivity(n_samples), budget.rho)
+    return laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
+
+
+def noisy_eigenvalues(values, n_samples, budget, rng):
+    """Λ + Gaussian or Laplace noise at :func:`eigenvalue_noise_scale`.
+
+    ``values`` may be the k largest eigenvalues only: a sub-vector has at most
+    the sensitivity of the whole sorted vector.
+    """
+    scale = eigenvalue_noise_scale(n_samples, budget)
+    if budget.notion == "zcdp":
         return values + scale * rng.standard_normal(values.size)
-    scale = laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
     return values + rng.laplace(0.0, scale, values.size)
 
 
@@ -113,7 +127,7 @@ def separate_covariance(
     """
     values_budget = budget.scaled(eigenvalue_share)
     vectors_budget = budget.scaled(1.0 - eigenvalue_share)
-    noisy_values = _noisy_eigenvalues(
+    noisy_values = noisy_eigenvalues(
         eigvalsh_descending(second_moment), n_samples, values_budget, rng
     )
     noisy_matrix, _ = noisy_covariance(second_moment, n_samples, vectors_budget, rng)
