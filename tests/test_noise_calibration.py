@@ -14,6 +14,7 @@ from scipy import stats
 
 from skprivcov import (
     GaussianCovariance,
+    IterativeEigenCovariance,
     LaplaceCovariance,
     ProjectionCovariance,
     SeparateCovariance,
@@ -195,4 +196,69 @@ def test_projection_noise_scale_when_the_projection_is_inactive():
     )
     assert np.std(noise) / sigma == pytest.approx(
         1.0, abs=_relative_tolerance(noise.size)
+    )
+
+
+def _iterative_noise(estimator_factory, eigenvalues, n_releases):
+    """Eigenvalue noise and the first draw's spread of IterativeEigen releases.
+
+    With Σ = diag(λ) the first draw has density ∝ exp(−Σ_j a_j y_j²) with
+    a_j = κ(λ_1 − λ_j), κ = c·ε_1·n (ALGORITHMS.md §5.3); for large a_j its
+    coordinates j ≥ 2 are N(0, 1/(2a_j)) up to O(1/a_j). The release's top
+    eigenvector is that draw, and its eigenvalues are the noisy ones.
+    """
+    X = _axis_aligned_data(eigenvalues)
+    lam = np.asarray(eigenvalues)
+    value_noise, first_draw = [], []
+    for seed in SEEDS[:n_releases]:
+        values, vectors = eigh_descending(estimator_factory(seed).fit(X).covariance_)
+        value_noise.append(values - lam)
+        first_draw.append(vectors[1:, 0])
+    return np.array(value_noise), np.array(first_draw)
+
+
+def test_iterative_eigen_laplace_scales():
+    epsilon, n, d = 200.0, 2000, 5
+    values, draw = _iterative_noise(
+        lambda s: IterativeEigenCovariance(epsilon=epsilon, random_state=s),
+        EIGENVALUES,
+        n_releases=2000,
+    )
+    # §5.2: eigenvalues + Lap((2/n)/ε_0), ε_0 = ε/2; the d − 1 paid draws share
+    # ε/2 equally (the last, on {±1}, is free), so κ = c·(ε/2)/(d − 1)·n.
+    value_scale = (2.0 / n) / (epsilon / 2)
+    assert np.mean(np.abs(values)) / value_scale == pytest.approx(
+        1.0, abs=4.5 / math.sqrt(values.size)
+    )
+    assert stats.kstest(values.ravel() / value_scale, "laplace").pvalue > 1e-3
+    kappa = 0.25 * (epsilon / 2) / (d - 1) * n
+    standardised = draw * np.sqrt(
+        2.0 * kappa * (EIGENVALUES[0] - np.array(EIGENVALUES[1:]))
+    )
+    assert np.std(standardised) == pytest.approx(
+        1.0, abs=_relative_tolerance(standardised.size)
+    )
+    assert stats.kstest(standardised.ravel(), "norm").pvalue > 1e-3
+
+
+def test_iterative_eigen_gaussian_scales():
+    rho, n, d = 4000.0, 2000, 5
+    values, draw = _iterative_noise(
+        lambda s: IterativeEigenCovariance(rho=rho, random_state=s),
+        EIGENVALUES,
+        n_releases=2000,
+    )
+    # §5.2 zCDP path: eigenvalues by the Gaussian mechanism at ρ/2 (ℓ2 sensitivity
+    # √2/n): σ = 1/(n√(ρ/2)); draws at ε_i = √(2(ρ/2)/(d − 1)) (the free last
+    # draw's share spread over the others).
+    value_sigma = 1.0 / (n * math.sqrt(rho / 2))
+    assert np.std(values) / value_sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(values.size)
+    )
+    kappa = 0.25 * math.sqrt(rho / (d - 1)) * n
+    standardised = draw * np.sqrt(
+        2.0 * kappa * (EIGENVALUES[0] - np.array(EIGENVALUES[1:]))
+    )
+    assert np.std(standardised) == pytest.approx(
+        1.0, abs=_relative_tolerance(standardised.size)
     )

@@ -119,6 +119,13 @@ def sample_bingham(concentrations, rng, *, return_trials=False):
     """
     a = np.asarray(concentrations, dtype=float)
     q = a.size
+    # A negative a_j (a matrix shifted by anything but its largest eigenvalue,
+    # the erratum of §5.3) has no valid envelope: refuse it rather than loop.
+    if not (np.all(np.isfinite(a)) and a.min() >= 0.0):
+        raise ValueError(
+            "Bingham concentrations must be finite and non-negative; got "
+            f"min {a.min()!r}."
+        )
     if q == 1:
         # S⁰ = {±1}: uniform whatever a is (the law does not depend on a).
         y = np.array([1.0 if rng.random() < 0.5 else -1.0])

@@ -18,6 +18,7 @@ paper's c = 1/4 keeps a factor 2 of slack, c = 1/2 is tight.
 """
 
 import math
+from contextlib import nullcontext
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -46,6 +47,13 @@ _UNIT_TRACE = 1.0
 # two, and 26-33 s with two threads kept for the large steps only. The limit is
 # entered once per loop: threadpoolctl rescans the loaded libraries on entry.
 _LOOP_THREADS = 1
+# Entering the limit costs about 3 ms (more than a whole fit at d = 5), and on
+# matrices this small OpenBLAS runs one thread anyway.
+_LIMIT_FROM = 64
+
+
+def _single_threaded(d):
+    return threadpool_limits(_LOOP_THREADS) if d >= _LIMIT_FROM else nullcontext()
 
 
 def sample_top_eigenvector(values, vectors, concentration, rng):
@@ -138,7 +146,7 @@ def _projected_draws(second_moment, concentrations, rng):
     thetas = np.empty((d, len(concentrations)))
     matrix = np.array(second_moment, dtype=float)
     basis = np.eye(d)
-    with threadpool_limits(_LOOP_THREADS):
+    with _single_threaded(d):
         for i, concentration in enumerate(concentrations):
             values, vectors = eigh_descending(matrix)
             u = sample_top_eigenvector(values, vectors, concentration, rng)
@@ -158,7 +166,7 @@ def _deflated_draws(second_moment, concentrations, values, rng):
     d = second_moment.shape[0]
     thetas = np.empty((d, len(concentrations)))
     matrix = np.array(second_moment, dtype=float)
-    with threadpool_limits(_LOOP_THREADS):
+    with _single_threaded(d):
         for i, concentration in enumerate(concentrations):
             eigenvalues, vectors = eigh_descending(matrix)
             theta = sample_top_eigenvector(eigenvalues, vectors, concentration, rng)
