@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 # At unit scale tr Σ ≤ 1 is public: the radius of every trace projection below.
-_UNIT_TRACE = 1.0
+UNIT_TRACE = 1.0
 
 
 def _require_notion(budget, notion, mechanism):
@@ -109,7 +109,7 @@ def separate_covariance(
     budget,
     rng,
     *,
-    trace_bound=_UNIT_TRACE,
+    trace_bound=UNIT_TRACE,
     eigenvalue_share=0.5,
 ):
     """SeparateCov: noisy eigenvalues with eigenvectors of a noisy Σ.
@@ -149,7 +149,7 @@ def projection_covariance(
     _require_notion(budget, "zcdp", "The projection mechanism")
     if trace_fraction is None:
         matrix_budget = budget
-        trace_bound = _UNIT_TRACE
+        trace_bound = UNIT_TRACE
         spent = budget
     else:
         trace_budget = budget.scaled(trace_fraction)

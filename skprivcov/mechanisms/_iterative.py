@@ -24,7 +24,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from skprivcov.mechanisms._bingham import sample_bingham
-from skprivcov.mechanisms._covariance import eigenvalue_noise_scale, noisy_eigenvalues
+from skprivcov.mechanisms._covariance import (
+    UNIT_TRACE,
+    eigenvalue_noise_scale,
+    noisy_eigenvalues,
+)
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
     eigvalsh_descending,
@@ -39,8 +43,6 @@ __all__ = [
     "sample_top_eigenvector",
 ]
 
-# tr Σ ≤ 1 at unit scale (tr C ≤ n): the public bound of the eigenvalues.
-_UNIT_TRACE = 1.0
 # The draws' loops run on one BLAS thread. Each step interleaves SciPy's LAPACK
 # (eigh) with NumPy's BLAS (two OpenBLAS copies whose spinning threads contend):
 # at d = 800 on 2 cores the whole EMCov took 24 s on one thread against 35 s on
@@ -176,10 +178,10 @@ def _deflated_draws(second_moment, concentrations, values, rng):
 
 
 _EIGENVALUE_PROJECTIONS = {
-    # The capped simplex {λ ≥ 0, Σλ ≤ 1}: the feasible set at unit scale.
-    "simplex": lambda values: project_capped_simplex(values, _UNIT_TRACE),
+    # The capped simplex {λ ≥ 0, Σλ ≤ 1} (tr C ≤ n): the feasible set at unit scale.
+    "simplex": lambda values: project_capped_simplex(values, UNIT_TRACE),
     # [0, n] for C, as in the paper (§4) and its reference code: [0, 1] for Σ.
-    "clip": lambda values: np.clip(values, 0.0, _UNIT_TRACE),
+    "clip": lambda values: np.clip(values, 0.0, UNIT_TRACE),
 }
 
 
