@@ -33,6 +33,7 @@ def test_discovery_finds_every_estimator():
         "GaussianCovariance",
         "IterativeEigenCovariance",
         "LaplaceCovariance",
+        "NuclearLaplaceCovariance",
         "PrivateRidge",
         "PrivateRidgeCV",
         "ProjectionCovariance",

@@ -13,6 +13,7 @@ from skprivcov import (
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
+    NuclearLaplaceCovariance,
     PrivacyCost,
     ProjectionCovariance,
     SeparateCovariance,
@@ -31,6 +32,10 @@ ALL = [
     ProjectionCovariance(trace_fraction=0.2),
     IterativeEigenCovariance(),
     IterativeEigenCovariance(rho=0.5, update="deflate", budget_split="adaptive"),
+    NuclearLaplaceCovariance(),
+    NuclearLaplaceCovariance(variant="general", projection="nuclear"),
+    NuclearLaplaceCovariance(projection=None, n_sweeps=20),
+    NuclearLaplaceCovariance(trace_bound="private", n_sweeps=20),
 ]
 PSD = [
     est
@@ -42,6 +47,7 @@ PSD = [
         | ProjectionCovariance
         | IterativeEigenCovariance,
     )
+    or getattr(est, "projection", None) == "psd-trace"
 ]
 
 
@@ -81,7 +87,8 @@ def test_sparse_and_dataframe_inputs_give_the_dense_release(estimator, data):
 @pytest.mark.parametrize("assume_centered", [True, False])
 def test_projected_releases_are_psd(estimator, assume_centered, data):
     # A tiny budget makes the noise dominate, the hard case for PSD-ness.
-    budget = {"epsilon": 0.05} if estimator.epsilon else {"rho": 1e-4}
+    zcdp = "zcdp" in estimator._notions and not estimator.epsilon
+    budget = {"rho": 1e-4} if zcdp else {"epsilon": 0.05}
     est = clone(estimator).set_params(
         random_state=0, assume_centered=assume_centered, norm_bound=2.0, **budget
     )

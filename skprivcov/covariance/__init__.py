@@ -5,6 +5,7 @@ from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._iterative import IterativeEigenCovariance
 from skprivcov.covariance._laplace import LaplaceCovariance
+from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
 from skprivcov.covariance._projection import ProjectionCovariance
 from skprivcov.covariance._release import CovarianceRelease
 from skprivcov.covariance._separate import SeparateCovariance
@@ -17,6 +18,7 @@ __all__ = [
     "GaussianCovariance",
     "IterativeEigenCovariance",
     "LaplaceCovariance",
+    "NuclearLaplaceCovariance",
     "ProjectionCovariance",
     "SeparateCovariance",
     "ZeroCovariance",

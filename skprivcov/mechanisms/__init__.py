@@ -20,6 +20,7 @@ from skprivcov.mechanisms._covariance import (
     laplace_covariance,
     noisy_covariance,
     noisy_eigenvalues,
+    nuclear_laplace_covariance,
     projection_covariance,
     separate_covariance,
 )
@@ -34,9 +35,17 @@ from skprivcov.mechanisms._iterative import (
     sample_top_eigenvector,
 )
 from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._nuclear import (
+    NoiseDiagnostics,
+    equilibrium_start,
+    haar_orthogonal,
+    nuclear_laplace_noise,
+    sample_normalised_spectrum,
+)
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
     project_l1_ball,
+    project_nuclear_ball,
     project_psd,
     project_psd_trace_ball,
 )
@@ -48,6 +57,7 @@ from skprivcov.mechanisms._sensitivity import (
     laplace_scale,
     second_moment_l1_sensitivity,
     second_moment_l2_sensitivity,
+    second_moment_nuclear_sensitivity,
     trace_sensitivity,
 )
 from skprivcov.mechanisms._svt import above_threshold
@@ -55,6 +65,7 @@ from skprivcov.mechanisms._trace import private_trace_upper_bound
 
 __all__ = [
     "AdaptivePlan",
+    "NoiseDiagnostics",
     "above_threshold",
     "adaptive_plan",
     "adaptive_release",
@@ -65,26 +76,33 @@ __all__ = [
     "eigenvalues_l2_sensitivity",
     "eigh_descending",
     "eigvalsh_descending",
+    "equilibrium_start",
     "from_eigenpairs",
     "gaussian_covariance",
     "gaussian_scale",
+    "haar_orthogonal",
     "high_concentration_trials",
     "iterative_eigen_covariance",
     "laplace_covariance",
     "laplace_scale",
     "noisy_covariance",
     "noisy_eigenvalues",
+    "nuclear_laplace_covariance",
+    "nuclear_laplace_noise",
     "private_radius_exponent",
     "private_trace_upper_bound",
     "project_capped_simplex",
     "project_l1_ball",
+    "project_nuclear_ball",
     "project_psd",
     "project_psd_trace_ball",
     "projection_covariance",
     "sample_bingham",
+    "sample_normalised_spectrum",
     "sample_top_eigenvector",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
+    "second_moment_nuclear_sensitivity",
     "separate_covariance",
     "symmetric_noise",
     "trace_sensitivity",

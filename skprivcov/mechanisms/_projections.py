@@ -7,6 +7,7 @@ from skprivcov.mechanisms._eigen import eigh_descending, from_eigenpairs
 __all__ = [
     "project_capped_simplex",
     "project_l1_ball",
+    "project_nuclear_ball",
     "project_psd",
     "project_psd_trace_ball",
 ]
@@ -39,6 +40,21 @@ def project_capped_simplex(values, total):
     the two sets coincide. The map is monotone, so sorted input stays sorted.
     """
     return project_l1_ball(np.maximum(values, 0.0), total)
+
+
+def project_nuclear_ball(matrix, radius):
+    """Frobenius projection of a square matrix onto {Y : ‖Y‖_* ≤ radius} (§4.1).
+
+    The ball is a unitarily invariant set, so the projection acts on singular
+    values: U·diag(Π(s))·Vᵀ with Π the projection onto {σ ≥ 0, Σσ ≤ radius}.
+    A symmetric matrix goes by ``eigh`` (eigenvalues onto the ℓ1 ball, the
+    same matrix, cheaper) and stays exactly symmetric.
+    """
+    if np.array_equal(matrix, matrix.T):
+        values, vectors = eigh_descending(matrix)
+        return from_eigenpairs(project_l1_ball(values, radius), vectors)
+    u, singular, vt = np.linalg.svd(matrix)
+    return (u * project_capped_simplex(singular, radius)) @ vt
 
 
 def project_psd_trace_ball(matrix, trace_bound):

@@ -13,6 +13,7 @@ __all__ = [
     "laplace_scale",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
+    "second_moment_nuclear_sensitivity",
     "trace_sensitivity",
 ]
 
@@ -42,6 +43,12 @@ def second_moment_l1_sensitivity(n_features, n_samples):
     """
     d = n_features
     return min(math.sqrt(d * (d + 1.0)), d / math.sqrt(2.0) + 1.0) / n_samples
+
+
+def second_moment_nuclear_sensitivity(n_samples):
+    """Nuclear-norm sensitivity of Σ: 2/n (§0.2), attained by orthogonal rows:
+    ‖xxᵀ − yyᵀ‖_* = √((‖x‖² + ‖y‖²)² − 4(x·y)²) ≤ ‖x‖² + ‖y‖² ≤ 2."""
+    return 2.0 / n_samples
 
 
 def eigenvalues_l2_sensitivity(n_samples):
