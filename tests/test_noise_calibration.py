@@ -16,6 +16,7 @@ from skprivcov import (
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
+    NuclearLaplaceCovariance,
     ProjectionCovariance,
     SeparateCovariance,
 )
@@ -262,3 +263,37 @@ def test_iterative_eigen_gaussian_scales():
     assert np.std(standardised) == pytest.approx(
         1.0, abs=_relative_tolerance(standardised.size)
     )
+
+
+def test_nuclear_laplace_radius_law_and_scale(data):
+    """Symmetric variant, no projection: the release minus Σ is Z on Sym(d), and
+    ‖Z‖_* = Σ|λ(Z)| ~ Gamma(d(d+1)/2, r), r = 2B²/(εn) (ALGORITHMS.md §6.1-6.2)."""
+    epsilon, bound = 2.0, 2.0
+    n, d = data.shape
+    scale = bound**2 * 2.0 / (epsilon * n)
+    dimension = d * (d + 1) // 2
+    target = data.T @ data / n
+    radii = np.array(
+        [
+            np.abs(
+                np.linalg.eigvalsh(
+                    NuclearLaplaceCovariance(
+                        epsilon=epsilon,
+                        norm_bound=bound,
+                        projection=None,
+                        n_sweeps=5,
+                        random_state=s,
+                    )
+                    .fit(data)
+                    .covariance_
+                    - target
+                )
+            ).sum()
+            for s in SEEDS[:N_RELEASES]
+        ]
+    )
+    # The mean of Gamma(D, r) is Dr with relative sd 1/√D per draw.
+    assert radii.mean() / (dimension * scale) == pytest.approx(
+        1.0, abs=4.5 / math.sqrt(dimension * N_RELEASES)
+    )
+    assert stats.kstest(radii, stats.gamma(dimension, scale=scale).cdf).pvalue > 1e-3

@@ -49,7 +49,8 @@ class NoiseDiagnostics(NamedTuple):
     statistic : d·max|w| after each sweep, per chain, shape (n_chains, n_sweeps).
     scale_acceptance : acceptance rate of the scale moves.
     geweke_z : Geweke's z of the statistic (first 10% against last 50% of the
-        sweeps, batch-means standard errors), per chain; |z| ≲ 2 at stationarity.
+        sweeps, standard errors from the tail's batch means), per chain; about
+        N(0, 1) at stationarity, large when the start has not been forgotten.
     autocorrelation_time : integrated autocorrelation time of the statistic,
         in sweeps (initial positive sequence), per chain.
     """
@@ -227,13 +228,13 @@ def _scale_move(state, rng, symmetric):
     return accept
 
 
-def _batch_means_variance(series, n_batches=10):
-    """Variance of the mean of ``series`` by batch means (rows are chains)."""
+def _long_run_variance(series, n_batches=10):
+    """σ²τ of each row (chain) by batch means: n·Var(mean); NaN if too short."""
     length = series.shape[1] // n_batches
     if length == 0:
         return np.full(series.shape[0], np.nan)
     batches = series[:, : length * n_batches].reshape(series.shape[0], n_batches, -1)
-    return batches.mean(axis=2).var(axis=1, ddof=1) / n_batches
+    return length * batches.mean(axis=2).var(axis=1, ddof=1)
 
 
 def _autocorrelation_time(series):
@@ -257,13 +258,15 @@ def _autocorrelation_time(series):
 
 
 def _diagnostics(statistic, n_sweeps, accepted):
+    """Geweke's comparison of the first 10% with the last 50% of the sweeps,
+    both standard errors from the tail's long-run variance (the tail is the
+    part assumed stationary; a drifting head would inflate its own estimate and
+    hide the drift it is meant to reveal)."""
     head = statistic[:, : max(1, n_sweeps // 10)]
     tail = statistic[:, n_sweeps // 2 :]
+    variance = _long_run_variance(tail) * (1.0 / head.shape[1] + 1.0 / tail.shape[1])
     with np.errstate(invalid="ignore", divide="ignore"):
-        geweke = (head.mean(axis=1) - tail.mean(axis=1)) / np.sqrt(
-            _batch_means_variance(head, min(10, head.shape[1]))
-            + _batch_means_variance(tail)
-        )
+        geweke = (head.mean(axis=1) - tail.mean(axis=1)) / np.sqrt(variance)
     return NoiseDiagnostics(
         n_sweeps=n_sweeps,
         statistic=statistic,
