@@ -7,6 +7,7 @@ from skprivcov.covariance import (
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
+    NuclearLaplaceCovariance,
     ProjectionCovariance,
     SeparateCovariance,
     ZeroCovariance,
@@ -33,6 +34,9 @@ def _estimators(rho, seed):
         "LaplaceCovariance (ε=√2ρ)": LaplaceCovariance(epsilon=epsilon, **common),
         "SeparateCovariance (ε=√2ρ)": SeparateCovariance(epsilon=epsilon, **common),
         "IterativeEigenCovariance (ε=√2ρ)": IterativeEigenCovariance(
+            epsilon=epsilon, **common
+        ),
+        "NuclearLaplaceCovariance (ε=√2ρ)": NuclearLaplaceCovariance(
             epsilon=epsilon, **common
         ),
         "ZeroCovariance": ZeroCovariance(assume_centered=False),
