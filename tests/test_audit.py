@@ -7,7 +7,7 @@ case's planted bug (noise scale reduced) must report a violation: an audit that
 cannot catch a planted bug is not a test.
 
 Gaussian and Laplace run in the default suite; the others are marked ``audit``
-(about 10 minutes on 2 cores): ``python -m pytest -m audit``. The report
+(about 7 minutes on 2 cores): ``python -m pytest -m audit``. The report
 with every number is ``python benchmarks/privacy_audit.py``.
 
 The samplers' goodness-of-fit tests live with their mechanisms:
