@@ -17,9 +17,11 @@ in ``bench_pure_dp.py``):
 """
 
 import argparse
-import time
 
 import numpy as np
+
+# The fit-time benchmark's best-of-n timer (the scripts run from this folder).
+from bench_fit_time import best_time
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
@@ -30,17 +32,6 @@ from skprivcov.mechanisms import (
     high_concentration_trials,
     sample_bingham,
 )
-
-
-def seconds(function, repeats=1):
-    """Best wall time of ``repeats`` calls (the floors, which are short, take
-    the best of 3 against timer noise and warm-up)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def timing(max_d, deflate_max_d):
@@ -55,24 +46,26 @@ def timing(max_d, deflate_max_d):
             continue
         X = make_zipf_norms(4000, d, random_state=d)
         second_moment = X.T @ X / len(X)
-        floor = seconds(lambda X=X: blas.dsyrk(1.0, X.T), 3) + seconds(
+        floor = best_time(lambda X=X: blas.dsyrk(1.0, X.T), 3) + best_time(
             lambda m=second_moment: eigh_descending(m), 3
         )
         with threadpool_limits(1):
             own_floor = sum(
-                seconds(lambda q=q, m=second_moment: eigh_descending(m[:q, :q]), 3)
+                best_time(lambda q=q, m=second_moment: eigh_descending(m[:q, :q]), 3)
                 for q in range(d, 0, -1)
             )
-        emcov = seconds(
-            lambda X=X: IterativeEigenCovariance(epsilon=1.0, random_state=0).fit(X)
+        emcov = best_time(
+            lambda X=X: IterativeEigenCovariance(epsilon=1.0, random_state=0).fit(X),
+            1,
         )
         kt = "—"
         if d <= deflate_max_d:
             kt = "{:.2f}".format(
-                seconds(
+                best_time(
                     lambda X=X: IterativeEigenCovariance(
                         epsilon=1.0, update="deflate", random_state=0
-                    ).fit(X)
+                    ).fit(X),
+                    1,
                 )
             )
         print(

@@ -383,7 +383,9 @@ def test_deflation_subtracts_the_released_terms(spied, monkeypatch):
 def test_projected_draws_are_orthonormal_and_in_the_complement():
     rng = np.random.default_rng(4)
     S, _ = _second_moment(d=40, n=2000)
-    thetas = _iterative._projected_draws(S, np.full(40, 50.0), rng)
+    thetas = _iterative._projected_draws(
+        S, _iterative.eigh_descending(S), np.full(40, 50.0), rng
+    )
     np.testing.assert_allclose(thetas.T @ thetas, np.eye(40), atol=1e-12)
 
 

@@ -218,6 +218,13 @@ def _iterative_noise(estimator_factory, eigenvalues, n_releases):
     return np.array(value_noise), np.array(first_draw)
 
 
+def _standardised(first_draw, kappa):
+    """The first draw's coordinates j ≥ 2 times √(2a_j): N(0, 1) if κ is right."""
+    return first_draw * np.sqrt(
+        2.0 * kappa * (EIGENVALUES[0] - np.array(EIGENVALUES[1:]))
+    )
+
+
 def test_iterative_eigen_laplace_scales():
     epsilon, n, d = 200.0, 2000, 5
     values, draw = _iterative_noise(
@@ -233,9 +240,7 @@ def test_iterative_eigen_laplace_scales():
     )
     assert stats.kstest(values.ravel() / value_scale, "laplace").pvalue > 1e-3
     kappa = 0.25 * (epsilon / 2) / (d - 1) * n
-    standardised = draw * np.sqrt(
-        2.0 * kappa * (EIGENVALUES[0] - np.array(EIGENVALUES[1:]))
-    )
+    standardised = _standardised(draw, kappa)
     assert np.std(standardised) == pytest.approx(
         1.0, abs=_relative_tolerance(standardised.size)
     )
@@ -257,9 +262,7 @@ def test_iterative_eigen_gaussian_scales():
         1.0, abs=_relative_tolerance(values.size)
     )
     kappa = 0.25 * math.sqrt(rho / (d - 1)) * n
-    standardised = draw * np.sqrt(
-        2.0 * kappa * (EIGENVALUES[0] - np.array(EIGENVALUES[1:]))
-    )
+    standardised = _standardised(draw, kappa)
     assert np.std(standardised) == pytest.approx(
         1.0, abs=_relative_tolerance(standardised.size)
     )

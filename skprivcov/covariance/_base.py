@@ -196,6 +196,11 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             owner=type(self).__name__,
         )
 
+    def _check_parameters(self, X):
+        """Checks of parameter combinations (and of parameters against the
+        shape of X) that a subclass needs; run before the accountant is
+        charged. None here."""
+
     def _statistics_target(self, X, bound):
         """The matrix the mechanism perturbs: the second moment of the rows
         x / max(‖x‖, bound), augmented with the constant column unless
@@ -234,6 +239,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         """
         budget = self._resolve_budget()
         X = self._validate_input(X, reset=True)
+        self._check_parameters(X)
         self._charge(budget)
         rng = check_generator(self.random_state)
         release, spent, bound = self._compute_release(X, budget, rng)

@@ -38,7 +38,7 @@ _SHARED = {
         budget and raises BudgetExceededError, computing nothing, if that
         would exceed it. Survives ``clone`` (the clones share it) and, for an
         accountant with a ledger file, pickling into worker processes.""",
-    "fitted_attributes": """covariance_ : ndarray of shape (n_features, n_features)
+    "release_attributes": """covariance_ : ndarray of shape (n_features, n_features)
         The released (private) covariance, exactly symmetric.
 
     location_ : ndarray of shape (n_features,)
@@ -46,13 +46,8 @@ _SHARED = {
 
     precision_ : ndarray of shape (n_features, n_features)
         Pseudo-inverse of ``covariance_``, computed on first access
-        (post-processing, free).
-
-    privacy_spent_ : PrivacyCost
-        What the fit spent: the budget charged, which the parts of the
-        mechanism add up to (checked at every fit).
-
-    n_features_in_ : int
+        (post-processing, free).""",
+    "input_attributes": """n_features_in_ : int
         Number of features seen during fit.
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -63,10 +58,23 @@ _SHARED = {
 }
 
 
+_SHARED["fitted_attributes"] = f"""{_SHARED["release_attributes"]}
+
+    privacy_spent_ : PrivacyCost
+        What the fit spent: the budget charged, which the parts of the
+        mechanism add up to (checked at every fit).
+
+    {_SHARED["input_attributes"]}"""
+
+
 def fill_shared_docs(obj):
-    """Replace ``{name}`` placeholders of the shared texts in ``obj.__doc__``."""
+    """Replace ``{name}`` placeholders of the shared texts in ``obj.__doc__``.
+
+    As in ``str.format``, a literal brace is written doubled (``{{``, ``}}``)
+    in the docstring, and comes out single.
+    """
     doc = obj.__doc__
     for name, text in _SHARED.items():
         doc = doc.replace("{" + name + "}", text)
-    obj.__doc__ = doc
+    obj.__doc__ = doc.replace("{{", "{").replace("}}", "}")
     return obj

@@ -185,15 +185,12 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         self.eigenvalue_projection = eigenvalue_projection
         self.beta = beta
 
-    def _validate_input(self, X, *, reset):
-        X = super()._validate_input(X, reset=reset)
-        # Checked with the data's shape, before the accountant is charged.
-        if reset and self.n_components is not None and self.n_components > X.shape[1]:
+    def _check_parameters(self, X):
+        if self.n_components is not None and self.n_components > X.shape[1]:
             raise ValueError(
                 f"n_components={self.n_components} is more than the "
                 f"{X.shape[1]} features of X."
             )
-        return X
 
     def _mechanism(self, second_moment, n_samples, budget, rng):
         return iterative_eigen_covariance(

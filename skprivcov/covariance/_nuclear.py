@@ -67,15 +67,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
 
     Attributes
     ----------
-    covariance_ : ndarray of shape (n_features, n_features)
-        The released covariance, exactly symmetric (positive semi-definite with
-        ``projection="psd-trace"``).
-
-    location_ : ndarray of shape (n_features,)
-        Zero if ``assume_centered``, else the private mean.
-
-    precision_ : ndarray of shape (n_features, n_features)
-        Pseudo-inverse of ``covariance_``, computed on first access.
+    {release_attributes}
 
     privacy_spent_ : PrivacyCost
         The budget charged, pure ε. That is the guarantee of the mechanism
@@ -92,11 +84,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         acceptance rate of the scale moves. They depend only on the noise, not
         on the data, so publishing them costs nothing.
 
-    n_features_in_ : int
-        Number of features seen during fit.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
+    {input_attributes}
 
     See Also
     --------
@@ -192,15 +180,13 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     def _psd_release(self):
         return self.projection == "psd-trace"
 
-    def _resolve_budget(self):
-        # Checked before any data is read or budget spent: a private radius
-        # without a projection would spend ε/5 on nothing.
+    def _check_parameters(self, X):
+        # A private radius without a projection would spend ε/5 on nothing.
         if self.trace_bound == "private" and self.projection is None:
             raise ValueError(
                 "trace_bound='private' buys the radius of a projection; give "
                 "projection='nuclear' or 'psd-trace', or trace_bound='public'."
             )
-        return super()._resolve_budget()
 
     def _compute_release(self, X, budget, rng):
         bound = float(self.norm_bound)

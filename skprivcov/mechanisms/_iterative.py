@@ -31,7 +31,6 @@ from skprivcov.mechanisms._covariance import (
 )
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
-    eigvalsh_descending,
     from_eigenpairs,
 )
 from skprivcov.mechanisms._projections import project_capped_simplex
@@ -141,37 +140,41 @@ def _restrict_to_complement(matrix, basis, u):
     return reduced, new_basis
 
 
-def _projected_draws(second_moment, concentrations, rng):
+def _projected_draws(second_moment, decomposition, concentrations, rng):
     """EMCov's draws (§5.2): θ_i = B_i u_i, u_i from the restriction of S to the
-    complement of the earlier draws, B_i its orthonormal basis."""
+    complement of the earlier draws, B_i its orthonormal basis.
+    ``decomposition`` is S's own (descending), reused for the first draw."""
     d = second_moment.shape[0]
     thetas = np.empty((d, len(concentrations)))
     matrix = np.array(second_moment, dtype=float)
     basis = np.eye(d)
     with _single_threaded(d):
         for i, concentration in enumerate(concentrations):
-            values, vectors = eigh_descending(matrix)
-            u = sample_top_eigenvector(values, vectors, concentration, rng)
+            if i:
+                decomposition = eigh_descending(matrix)
+            u = sample_top_eigenvector(*decomposition, concentration, rng)
             thetas[:, i] = basis @ u
             if i + 1 < len(concentrations):
                 matrix, basis = _restrict_to_complement(matrix, basis, u)
     return thetas
 
 
-def _deflated_draws(second_moment, concentrations, values, rng):
+def _deflated_draws(second_moment, decomposition, concentrations, values, rng):
     """KT-style draws (§5.4): on the whole sphere from S − Σ_{j<i} λ̂_j θ_jθ_jᵀ.
 
     The subtracted terms are released values, so each draw's utility still has
     sensitivity 1; the deflated matrix may be indefinite, the shift by its
-    largest eigenvalue still makes A ⪰ 0.
+    largest eigenvalue still makes A ⪰ 0. ``decomposition`` is S's own,
+    reused for the first draw.
     """
     d = second_moment.shape[0]
     thetas = np.empty((d, len(concentrations)))
     matrix = np.array(second_moment, dtype=float)
     with _single_threaded(d):
         for i, concentration in enumerate(concentrations):
-            eigenvalues, vectors = eigh_descending(matrix)
-            theta = sample_top_eigenvector(eigenvalues, vectors, concentration, rng)
+            if i:
+                decomposition = eigh_descending(matrix)
+            theta = sample_top_eigenvector(*decomposition, concentration, rng)
             thetas[:, i] = theta
             matrix -= values[i] * np.outer(theta, theta)
     return thetas
@@ -246,9 +249,10 @@ def iterative_eigen_covariance(
     values_budget = budget.scaled(eigenvalue_share)
     vectors_budget = budget.scaled(1.0 - eigenvalue_share)
 
-    noisy = noisy_eigenvalues(
-        eigvalsh_descending(second_moment)[:k], n_samples, values_budget, rng
-    )
+    # One eigendecomposition of Σ serves the eigenvalues' release and the
+    # first draw.
+    decomposition = eigh_descending(second_moment)
+    noisy = noisy_eigenvalues(decomposition[0][:k], n_samples, values_budget, rng)
     values = _EIGENVALUE_PROJECTIONS[eigenvalue_projection](np.sort(noisy)[::-1])
 
     n_paid = k - 1 if (update == "project" and k == d) else k
@@ -266,9 +270,11 @@ def iterative_eigen_covariance(
     concentrations = em_coefficient * epsilons * n_samples
 
     if update == "project":
-        thetas = _projected_draws(second_moment, concentrations, rng)
+        thetas = _projected_draws(second_moment, decomposition, concentrations, rng)
     else:
-        thetas = _deflated_draws(second_moment, concentrations, values, rng)
+        thetas = _deflated_draws(
+            second_moment, decomposition, concentrations, values, rng
+        )
     spent = sum(
         (_draw_cost(epsilon, budget.notion) for epsilon in epsilons[:n_paid]),
         values_budget,

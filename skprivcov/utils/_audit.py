@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy import stats
 
 __all__ = [
@@ -170,17 +170,14 @@ def audit(case, *, n_releases, delta=None, bug=False, seed=0, n_jobs=None):
     seeds = np.random.SeedSequence(seed).generate_state(2 * n_releases, np.uint32)
     # Side 0 (D) takes the first n_releases seeds, side 1 (D') the others; each
     # side is cut into one chunk per worker.
+    n_chunks = effective_n_jobs(n_jobs)
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_statistics)(case, chunk[0] >= n_releases, seeds[chunk], bug)
+        delayed(_statistics)(case, side == 1, chunk, bug)
         for side in (0, 1)
-        for chunk in np.array_split(
-            np.arange(side * n_releases, (side + 1) * n_releases),
-            max(1, n_jobs or 1),
-        )
+        for chunk in np.array_split(seeds[side * n_releases :][:n_releases], n_chunks)
     )
-    n_parts = len(parts) // 2
-    scores = np.concatenate(parts[:n_parts])
-    neighbour_scores = np.concatenate(parts[n_parts:])
+    scores = np.concatenate(parts[:n_chunks])
+    neighbour_scores = np.concatenate(parts[n_chunks:])
     claimed = case.make(0).fit(case.data).privacy_spent_
     claimed_epsilon = (
         claimed.epsilon if claimed.notion == "pure" else (claimed.to_approx_dp(delta))
