@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skprivcov import (
     GaussianCovariance,
     LaplaceCovariance,
+    PrivacyAccountant,
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.covariance import BasePrivateCovariance
@@ -97,3 +98,43 @@ def test_a_failed_refit_keeps_the_previous_release():
         est.fit(BAD_DATA["nan"][0])
     np.testing.assert_array_equal(est.covariance_, release)
     assert est.privacy_spent_ == spent
+
+
+def _dask_cases():
+    da = pytest.importorskip("dask.array")
+    unknown = da.from_array(GOOD, chunks=(5, 3))
+    unknown = unknown[unknown[:, 0] > -1.0]  # boolean indexing: unknown row count
+    return {
+        "nan": (da.from_array(BAD_DATA["nan"][0], chunks=(7, 3)), "NaN or infinity"),
+        "inf": (da.from_array(BAD_DATA["inf"][0], chunks=(7, 3)), "NaN or infinity"),
+        "one row": (da.from_array(GOOD[:1]), "1 sample"),
+        "one feature": (da.from_array(GOOD[:, :1]), "1 feature"),
+        "1-d": (da.from_array(GOOD[:, 0]), "Expected 2D array"),
+        "3-d": (da.from_array(GOOD.reshape(20, 3, 1)), "3 dimension"),
+        "unknown chunks": (unknown, "compute_chunk_sizes"),
+        "strings": (da.from_array(np.array([["a", "b"], ["c", "d"]])), "numeric"),
+        "complex": (da.from_array(GOOD + 1j), "numeric"),
+    }
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "case",
+    [
+        "nan",
+        "inf",
+        "one row",
+        "one feature",
+        "1-d",
+        "3-d",
+        "unknown chunks",
+        "strings",
+        "complex",
+    ],
+)
+def test_bad_dask_data_is_refused_before_spending(estimator, case):
+    X, match = _dask_cases()[case]
+    accountant = PrivacyAccountant(rho=10.0)
+    with_accountant = clone(estimator).set_params(accountant=accountant)
+    _untouched(with_accountant, X, ValueError, match)
+    assert accountant.history() == []

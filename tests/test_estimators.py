@@ -71,16 +71,65 @@ def test_norm_bound_rescales_the_release(estimator, data):
     np.testing.assert_allclose(scaled.covariance_, 64.0 * unit.covariance_, rtol=1e-9)
 
 
+def _in_format(data, fmt, tmp_path):
+    """``data`` as the input format ``fmt`` (same values)."""
+    if fmt == "memmap":
+        np.save(tmp_path / "X.npy", data)
+        return np.load(tmp_path / "X.npy", mmap_mode="r")
+    if fmt == "fortran":
+        return np.asfortranarray(data)
+    if fmt in ("csr", "csc"):
+        return sparse.csr_matrix(data).asformat(fmt)
+    if fmt == "dataframe":
+        return pd.DataFrame(data, columns=["a", "b", "c", "d"])
+    da = pytest.importorskip("dask.array")
+    if fmt == "dask, one block":
+        return da.from_array(data, chunks=-1)
+    return da.from_array(data, chunks=(70, 2))  # 5 row blocks, columns split
+
+
+# The same arithmetic as the dense path, so the same bits.
+SAME_BITS = ["memmap", "fortran", "dataframe", "dask, one block"]
+# Other summation orders: the statistics agree to rounding (entries ≤ 1 at unit
+# scale, so a few 1e-16), and so do the releases, whose noise is the same.
+SAME_TO_ROUNDING = ["csr", "csc", "dask"]
+
+
 @pytest.mark.parametrize("estimator", ALL, ids=_ids)
-def test_sparse_and_dataframe_inputs_give_the_dense_release(estimator, data):
-    dense = clone(estimator).set_params(random_state=1).fit(data)
-    from_sparse = clone(estimator).set_params(random_state=1)
-    from_sparse.fit(sparse.csr_matrix(data))
-    frame = pd.DataFrame(data, columns=["a", "b", "c", "d"])
-    from_frame = clone(estimator).set_params(random_state=1).fit(frame)
-    np.testing.assert_allclose(from_sparse.covariance_, dense.covariance_, atol=1e-14)
-    np.testing.assert_allclose(from_frame.covariance_, dense.covariance_, atol=1e-14)
-    assert list(from_frame.feature_names_in_) == ["a", "b", "c", "d"]
+@pytest.mark.parametrize("assume_centered", [True, False])
+@pytest.mark.parametrize("fmt", SAME_BITS + SAME_TO_ROUNDING)
+def test_every_input_format_gives_the_dense_release(
+    estimator, assume_centered, fmt, data, tmp_path
+):
+    """Same seed, same values: the same release from every kind of input."""
+    params = {"random_state": 1, "assume_centered": assume_centered}
+    dense = clone(estimator).set_params(**params).fit(data)
+    other = clone(estimator).set_params(**params)
+    other.fit(_in_format(data, fmt, tmp_path))
+    assert other.n_features_in_ == 4
+    if fmt in SAME_BITS:
+        np.testing.assert_array_equal(other.covariance_, dense.covariance_)
+        np.testing.assert_array_equal(other.location_, dense.location_)
+    else:
+        np.testing.assert_allclose(other.covariance_, dense.covariance_, atol=1e-12)
+        np.testing.assert_allclose(other.location_, dense.location_, atol=1e-12)
+    # AdaptiveCov's private decisions are the same too.
+    for decision in ("threshold_", "radius_", "mechanism_"):
+        if hasattr(dense, decision):
+            assert getattr(other, decision) == getattr(dense, decision)
+    if fmt == "dataframe":
+        assert list(other.feature_names_in_) == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize("estimator", ALL, ids=_ids)
+def test_float32_input_gives_the_release_of_its_float64_values(estimator, data):
+    """float32 X is read chunk by chunk into float64: no copy, no precision lost."""
+    single = data.astype(np.float32)
+    from_single = clone(estimator).set_params(random_state=3).fit(single)
+    from_double = clone(estimator).set_params(random_state=3)
+    from_double.fit(single.astype(np.float64))
+    np.testing.assert_array_equal(from_single.covariance_, from_double.covariance_)
+    assert from_single.covariance_.dtype == np.float64
 
 
 @pytest.mark.parametrize("estimator", PSD, ids=_ids)

@@ -1,10 +1,15 @@
 """Sufficient statistics: clipping, chunking, sparse input, extreme values."""
 
+import itertools
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy import sparse
+from sklearn.base import clone
 
-from skprivcov._stats import unit_ball_statistics
+from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance, _stats
+from skprivcov._stats import norm_profile, unit_ball_statistics
 
 
 def _reference(X, bound):
@@ -57,6 +62,19 @@ def test_float32_input(data):
     np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-6)
 
 
+@pytest.mark.parametrize("make", [np.asarray, sparse.csr_matrix, sparse.csc_matrix])
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_tiny_or_huge_rows_are_clipped_by_their_true_norm(make, scale):
+    # ‖x‖² underflows to 0 at 1e-200: the row would escape the bound's clipping.
+    X = np.array([[3.0, 4.0], [0.5, 0.0], [0.0, 0.0]]) * scale
+    stats = unit_ball_statistics(make(X), scale, with_mean=True)
+    expected = np.outer([0.6, 0.8], [0.6, 0.8]) + np.diag([0.25, 0.0])
+    np.testing.assert_allclose(stats.second_moment, expected / 3, rtol=1e-14)
+    np.testing.assert_allclose(stats.mean, [1.1 / 3, 0.8 / 3], rtol=1e-14)
+    profile = norm_profile(make(X), scale)
+    assert profile.counts.sum() == 2 and profile.counts[-1] == 1
+
+
 @pytest.mark.parametrize("make", [np.asarray, sparse.csr_matrix])
 def test_huge_entries_do_not_overflow_the_norm(make):
     # ‖x‖² overflows float64 here; the row must still be clipped, not zeroed.
@@ -64,3 +82,116 @@ def test_huge_entries_do_not_overflow_the_norm(make):
     stats = unit_ball_statistics(X, 1.0)
     expected = (np.outer([0.6, 0.8], [0.6, 0.8]) + np.diag([0.25, 0.0])) / 2
     np.testing.assert_allclose(stats.second_moment, expected)
+
+
+def _sparse_data(data):
+    data = data.copy()
+    data[np.abs(data) < 0.5] = 0.0
+    data[5] = 0.0  # an empty row
+    return data
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1, 3])
+def test_csc_input_is_reduced_by_column_blocks(data, chunk_rows):
+    data = _sparse_data(data)
+    X = sparse.csc_matrix(data)
+    stats = unit_ball_statistics(X, 2.0, with_mean=True, chunk_rows=chunk_rows)
+    second_moment, mean = _reference(data, 2.0)
+    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
+    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(stats.second_moment, stats.second_moment.T)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_blocks_hold_a_bounded_number_of_non_zeros(data, fmt, monkeypatch):
+    data = _sparse_data(data)
+    X = sparse.csr_matrix(data).asformat(fmt)
+    monkeypatch.setattr(_stats, "_CHUNK_VALUES", 5)
+    blocks = list(_stats._sparse_blocks(X.indptr, X.shape[0]))
+    # Contiguous, covering, each within the budget unless a single line.
+    assert blocks[0][0] == 0 and blocks[-1][1] == len(X.indptr) - 1
+    assert all(stop == start for (_, stop), (start, _) in itertools.pairwise(blocks))
+    for start, stop in blocks:
+        assert X.indptr[stop] - X.indptr[start] <= 5 or stop == start + 1
+    stats = unit_ball_statistics(X, 2.0, with_mean=True)
+    second_moment, mean = _reference(data, 2.0)
+    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
+    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+
+
+def _formats(data):
+    da = pytest.importorskip("dask.array")
+    return {
+        "dense": data,
+        "fortran": np.asfortranarray(data),
+        "float32": data.astype(np.float32).astype(np.float64),
+        "csr": sparse.csr_matrix(data),
+        "csc": sparse.csc_matrix(data),
+        "dask": da.from_array(data, chunks=(20, 2)),
+        "dask of csr blocks": da.from_array(data, chunks=(30, 4)).map_blocks(
+            sparse.csr_matrix
+        ),
+    }
+
+
+@pytest.mark.parametrize("fmt", ["fortran", "csr", "csc", "dask", "dask of csr blocks"])
+def test_every_format_gives_the_same_statistics(data, fmt):
+    data = _sparse_data(data)
+    X = _formats(data)[fmt]
+    stats = unit_ball_statistics(X, 2.0, with_mean=True, chunk_rows=7)
+    second_moment, mean = _reference(data, 2.0)
+    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
+    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(stats.second_moment, stats.second_moment.T)
+    # The norm profile (integers and sums of squares) agrees too.
+    profile, reference = norm_profile(X, 2.0, chunk_rows=7), norm_profile(data, 2.0)
+    np.testing.assert_array_equal(profile.counts, reference.counts)
+    np.testing.assert_allclose(profile.squared_norms, reference.squared_norms, 1e-12)
+    assert profile.n_samples == reference.n_samples == 103
+
+
+def test_float32_input_is_read_without_loss(data):
+    single = data.astype(np.float32)
+    for function in (unit_ball_statistics, norm_profile):
+        from_single = function(single, 2.0, chunk_rows=10)
+        from_double = function(single.astype(np.float64), 2.0, chunk_rows=10)
+        for a, b in zip(from_single, from_double, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def _peak_allocation(function):
+    """Peak bytes allocated (numpy reports to tracemalloc) while ``function`` runs."""
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [GaussianCovariance(), AdaptiveCovariance(), SeparateCovariance(epsilon=1.0)],
+    ids=lambda e: type(e).__name__,
+)
+@pytest.mark.parametrize("fmt", ["memmap", "csr", "csc", "dask on a memmap"])
+def test_fit_streams_x_and_never_copies_it(estimator, fmt, tmp_path, monkeypatch):
+    """With 64 KiB chunks, a fit allocates far less than X itself: validation
+    does not copy it, and the statistics read one chunk at a time."""
+    monkeypatch.setattr(_stats, "_CHUNK_VALUES", 1 << 13)
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(100_000, 8))
+    dense[rng.random(dense.shape) < 0.5] = 0.0
+    np.save(tmp_path / "X.npy", dense)
+    X = np.load(tmp_path / "X.npy", mmap_mode="r")
+    if fmt in ("csr", "csc"):
+        X = sparse.csr_matrix(dense).asformat(fmt)
+    if fmt == "dask on a memmap":
+        da = pytest.importorskip("dask.array")
+        X = da.from_array(X, chunks=(5_000, 8))
+    size = X.data.nbytes if sparse.issparse(X) else dense.nbytes
+    del dense
+    peak = _peak_allocation(lambda: clone(estimator).set_params(random_state=0).fit(X))
+    # CSC input needs its row norms at once: a few vectors of n floats.
+    allowance = 4 * 8 * X.shape[0] if fmt == "csc" else 0
+    assert peak < size / 5 + allowance, (peak, size)

@@ -17,6 +17,7 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skprivcov._dask import check_dask_array, is_dask_array
 from skprivcov._random import check_generator
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._centering import augment, center
@@ -57,11 +58,22 @@ class ReleasedCovarianceMixin:
         return tags
 
     def _validate_input(self, X, *, reset):
+        """X validated and kept in place: arrays and memmaps of float32 or
+        float64 are not copied, CSR and CSC stay sparse, dask arrays stay
+        lazy (checked on the cluster)."""
+        if is_dask_array(X):
+            X = check_dask_array(
+                X,
+                ensure_min_samples=2,
+                ensure_min_features=2,
+                owner=type(self).__name__,
+            )
+            return validate_data(self, X, reset=reset, skip_check_array=True)
         return validate_data(
             self,
             X,
             reset=reset,
-            accept_sparse="csr",
+            accept_sparse=("csr", "csc"),
             dtype=(np.float64, np.float32),
             ensure_min_samples=2,
             ensure_min_features=2,
