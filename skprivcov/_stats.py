@@ -24,6 +24,7 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from skprivcov import _dask
+from skprivcov._symmetric import mirror_upper, symmetrize
 
 __all__ = [
     "NormProfile",
@@ -163,8 +164,8 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean):
         if with_mean:
             ones = np.ones(len(rows))
             total = blas.dgemv(1.0, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
-    upper = np.triu(gram)
-    return upper + np.triu(upper, 1).T, total
+    # dsyrk wrote the upper triangle only.
+    return mirror_upper(gram), total
 
 
 def _add_sparse(dense, product):
@@ -185,7 +186,7 @@ def _csr_gram(X, norm_bound, chunk_rows, with_mean):
         _add_sparse(gram, rows.T @ rows)
         if with_mean:
             total += np.asarray(rows.sum(axis=0)).ravel()
-    return 0.5 * (gram + gram.T), total
+    return symmetrize(gram), total
 
 
 # Rows whose 1/max(‖x‖, B) lies outside [2^−500, 2^500] (entries beyond ~1e150,
@@ -225,7 +226,7 @@ def _csc_gram(X, norm_bound, chunk_columns, with_mean):
         rows = X[np.flatnonzero(extreme)].toarray() * inverse[extreme, None]
         gram += rows.T @ rows
     total = X.T @ inverse if with_mean else None
-    return 0.5 * (gram + gram.T), total
+    return symmetrize(gram), total
 
 
 def _gram_sums(X, norm_bound, chunk_rows, with_mean):

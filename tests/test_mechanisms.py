@@ -70,13 +70,14 @@ def test_frobenius_sensitivity_is_attained_by_orthogonal_rows():
 
 
 @pytest.mark.parametrize("distribution", ["gaussian", "laplace"])
-def test_symmetric_noise_draws_each_free_coordinate_once(distribution):
+@pytest.mark.parametrize("d", [1, 6, 257, 600])  # blocks of 256 rows
+def test_symmetric_noise_draws_each_free_coordinate_once(distribution, d):
     rng = np.random.default_rng(0)
-    noise = symmetric_noise(6, 2.5, rng, distribution=distribution)
+    noise = symmetric_noise(d, 2.5, rng, distribution=distribution)
     np.testing.assert_array_equal(noise, noise.T)
     # The same generator state reproduces the upper triangle in row-major order.
     replay = np.random.default_rng(0)
-    upper = np.triu_indices(6)
+    upper = np.triu_indices(d)
     if distribution == "gaussian":
         expected = 2.5 * replay.standard_normal(upper[0].size)
     else:

@@ -10,6 +10,7 @@ from sklearn.base import clone
 
 from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance, _stats
 from skprivcov._stats import norm_profile, unit_ball_statistics
+from skprivcov._symmetric import mirror_upper, symmetrize
 
 
 def _reference(X, bound):
@@ -195,3 +196,14 @@ def test_fit_streams_x_and_never_copies_it(estimator, fmt, tmp_path, monkeypatch
     # CSC input needs its row norms at once: a few vectors of n floats.
     allowance = 4 * 8 * X.shape[0] if fmt == "csc" else 0
     assert peak < size / 5 + allowance, (peak, size)
+
+
+@pytest.mark.parametrize("d", [1, 5, 256, 257, 600])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_blocked_symmetrisation(d, order):
+    matrix = np.random.default_rng(d).normal(size=(d, d))
+    mirrored = mirror_upper(np.array(matrix, order=order))
+    np.testing.assert_array_equal(mirrored, np.triu(matrix) + np.triu(matrix, 1).T)
+    averaged = symmetrize(np.array(matrix, order=order))
+    np.testing.assert_array_equal(averaged, averaged.T)
+    np.testing.assert_allclose(averaged, 0.5 * (matrix + matrix.T), rtol=0, atol=0)

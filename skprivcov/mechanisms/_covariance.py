@@ -9,6 +9,7 @@ replace one row (ALGORITHMS.md §0). Functions never see raw data.
 
 import numpy as np
 
+from skprivcov._symmetric import symmetrize
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
     eigvalsh_descending,
@@ -233,7 +234,7 @@ def nuclear_laplace_covariance(
     if projection == "nuclear":
         release = project_nuclear_ball(release, radius)
     # The Frobenius projection onto Sym(d): never increases a Schatten error.
-    release = 0.5 * (release + release.T)
+    release = symmetrize(release)
     if projection == "psd-trace":
         release = project_psd_trace_ball(release, radius)
     return release, spent, diagnostics

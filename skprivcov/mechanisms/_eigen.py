@@ -4,6 +4,8 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas
 
+from skprivcov._symmetric import mirror_upper
+
 __all__ = ["eigh_descending", "eigvalsh_descending", "from_eigenpairs"]
 
 
@@ -25,12 +27,21 @@ def eigvalsh_descending(matrix):
 
 
 def from_eigenpairs(values, vectors):
-    """P diag(values) Pᵀ, made exactly symmetric.
+    """P diag(values) Pᵀ, exactly symmetric.
 
-    Uses SciPy's BLAS, like the ``eigh`` before it: following SciPy's OpenBLAS
-    with NumPy's (a second OpenBLAS whose threads contend with the first one's)
-    measured 1.7x slower at d = 1000 on 2 cores.
+    By symmetric rank-k updates: (P₊√λ₊)(P₊√λ₊)ᵀ − (P₋√|λ₋|)(P₋√|λ₋|)ᵀ, where
+    P₊ (P₋) holds the vectors of the positive (negative) values. That is half
+    the flops of a general product, and zero values cost nothing (after a PSD
+    projection, the negative half of the spectrum). Uses SciPy's BLAS, like
+    the ``eigh`` before it: following SciPy's OpenBLAS with NumPy's (a second
+    OpenBLAS whose threads contend with the first one's) measured 1.7x slower
+    at d = 1000 on 2 cores.
     """
-    vectors = np.asfortranarray(vectors)
-    matrix = blas.dgemm(1.0, vectors * values, vectors, trans_b=True)
-    return 0.5 * (matrix + matrix.T)
+    d = vectors.shape[0]
+    matrix = np.zeros((d, d), order="F")
+    for sign in (1.0, -1.0):
+        kept = sign * values > 0
+        if kept.any():
+            factor = np.asfortranarray(vectors[:, kept] * np.sqrt(sign * values[kept]))
+            matrix = blas.dsyrk(sign, factor, beta=1.0, c=matrix, overwrite_c=1)
+    return mirror_upper(matrix)

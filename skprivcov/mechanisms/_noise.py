@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from skprivcov._symmetric import mirror_upper, row_blocks
+
 __all__ = ["symmetric_noise"]
 
 _DRAWS = {
@@ -32,10 +34,17 @@ def symmetric_noise(n_features, scale, rng, *, distribution):
     noise : ndarray of shape (n_features, n_features)
         Exactly symmetric.
     """
-    upper = np.triu_indices(n_features)
-    values = _DRAWS[distribution](rng, upper[0].size)
+    d = n_features
+    values = _DRAWS[distribution](rng, d * (d + 1) // 2)
     values *= scale
-    noise = np.empty((n_features, n_features))
-    noise[upper] = values
-    noise.T[upper] = values
-    return noise
+    # The values fill the upper triangle row by row (row i gets d − i of them),
+    # a block of rows at a time; then the lower triangle mirrors it.
+    noise = np.empty((d, d))
+    used = 0
+    for start, stop in row_blocks(d):
+        # Row start + i keeps the columns j ≥ start + i.
+        upper = ~np.tri(stop - start, d, start - 1, dtype=bool)
+        count = (stop - start) * d - (start + stop - 1) * (stop - start) // 2
+        noise[start:stop][upper] = values[used : used + count]
+        used += count
+    return mirror_upper(noise)

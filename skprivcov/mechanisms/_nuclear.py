@@ -25,6 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skprivcov._symmetric import symmetrize
+
 __all__ = [
     "NoiseDiagnostics",
     "equilibrium_start",
@@ -349,8 +351,7 @@ def nuclear_laplace_noise(d, scale, rng, *, symmetric, n_sweeps=200):
     values = radius * w[0]
     if symmetric:
         p = haar_orthogonal(d, rng)
-        noise = (p * values) @ p.T
-        noise = 0.5 * (noise + noise.T)
+        noise = symmetrize((p * values) @ p.T)
     else:
         u, v = haar_orthogonal(d, rng), haar_orthogonal(d, rng)
         noise = (u * values) @ v.T

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from skprivcov._symmetric import symmetrize
 from skprivcov.mechanisms._eigen import eigh_descending, from_eigenpairs
 
 __all__ = [
@@ -68,7 +69,7 @@ def project_psd_trace_ball(matrix, trace_bound):
     projected : ndarray of shape (d, d)
         Symmetric positive semi-definite with trace at most ``trace_bound``.
     """
-    symmetric = 0.5 * (matrix + matrix.T)
+    symmetric = symmetrize(np.array(matrix, dtype=float))
     values, vectors = eigh_descending(symmetric)
     return from_eigenpairs(project_capped_simplex(values, trace_bound), vectors)
 
