@@ -164,8 +164,9 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean):
         if with_mean:
             ones = np.ones(len(rows))
             total = blas.dgemv(1.0, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
-    # dsyrk wrote the upper triangle only.
-    return mirror_upper(gram), total
+    # dsyrk wrote the upper triangle only. The transpose of the symmetric
+    # Fortran-ordered result is the same matrix, C-ordered, without a copy.
+    return mirror_upper(gram).T, total
 
 
 def _add_sparse(dense, product):

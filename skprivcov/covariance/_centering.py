@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from skprivcov._symmetric import row_blocks
+
 __all__ = ["CONSTANT_WEIGHT", "FEATURE_WEIGHT", "augment", "center"]
 
 # c_x = c_0 = 1/√2, the default of §8.2 (c_x² + c_0² = 1).
@@ -21,7 +23,7 @@ def augment(second_moment, mean):
     """M of the augmented rows, from the second moment and mean of the z rows."""
     d = second_moment.shape[0]
     augmented = np.empty((d + 1, d + 1))
-    augmented[:d, :d] = FEATURE_WEIGHT**2 * second_moment
+    np.multiply(second_moment, FEATURE_WEIGHT**2, out=augmented[:d, :d])
     augmented[:d, d] = augmented[d, :d] = FEATURE_WEIGHT * CONSTANT_WEIGHT * mean
     augmented[d, d] = CONSTANT_WEIGHT**2
     return augmented
@@ -30,6 +32,9 @@ def augment(second_moment, mean):
 def center(release):
     """(centred covariance, mean) at unit scale from a symmetric release M̂."""
     d = release.shape[0] - 1
-    second_moment = release[:d, :d] / FEATURE_WEIGHT**2
+    covariance = release[:d, :d] / FEATURE_WEIGHT**2
     mean = release[:d, d] / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
-    return second_moment - np.outer(mean, mean), mean
+    # S − m mᵀ in place, one row block at a time (no d × d temporary).
+    for start, stop in row_blocks(d):
+        covariance[start:stop] -= np.outer(mean[start:stop], mean)
+    return covariance, mean
