@@ -172,9 +172,9 @@ def per_bucket_single_pass(X, norm_bound):
     """
     d = X.shape[1]
     sums = {}
-    for rows in _dense_chunks(X, _rows_per_chunk(d, None)):
-        norms = _row_norms(rows)
-        rows *= _inverse_scales(rows, norm_bound, norms)[:, None]
+    for chunk in _dense_chunks(X, _rows_per_chunk(d, None)):
+        norms = _row_norms(chunk)
+        rows = chunk * _inverse_scales(chunk, norm_bound, norms)[:, None]
         scaled = np.minimum(norms / norm_bound, 1.0)
         exponent = np.full(len(rows), -64)
         positive = scaled > 0

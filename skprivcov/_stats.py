@@ -132,11 +132,18 @@ def _inverse_scales(chunk, norm_bound, norms=None):
 
 
 def _dense_chunks(X, chunk_rows):
-    """The rows of a dense X (array or memmap), chunk by chunk, copied into one
-    reused float64 C-ordered buffer (the caller must not keep a chunk). Every
-    layout and dtype (Fortran order, float32) then goes through the same
-    arithmetic and gives the same bits."""
+    """The rows of a dense X (array or memmap), chunk by chunk, as C-ordered
+    float64 arrays that the caller must neither write nor keep.
+
+    Slices of a C-ordered float64 X are read in place; any other layout or
+    dtype (Fortran order, float32) is copied into one reused buffer first, so
+    that every input goes through the same arithmetic and gives the same bits.
+    """
     n_samples, n_features = X.shape
+    if X.dtype == np.float64 and X.flags.c_contiguous:
+        for start in range(0, n_samples, chunk_rows):
+            yield X[start : start + chunk_rows]
+        return
     buffer = np.empty((min(chunk_rows, n_samples), n_features))
     for start in range(0, n_samples, chunk_rows):
         chunk = X[start : start + chunk_rows]
@@ -148,17 +155,20 @@ def _dense_chunks(X, chunk_rows):
 def _dense_gram(X, norm_bound, chunk_rows, with_mean):
     """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk).
 
-    Every chunk is scaled in its buffer row by row, whether or not it has a
-    row to clip: a shortcut for chunks without one would make the running time
-    tell whether the data has rows beyond the bound. Every BLAS call in the
-    loop goes to SciPy's BLAS: interleaving it with NumPy's (a separate
-    OpenBLAS with its own spinning threads) measured twice as slow on 2 cores.
+    Every chunk is scaled row by row into one reused buffer, whether or not it
+    has a row to clip: a shortcut for chunks without one would make the
+    running time tell whether the data has rows beyond the bound. Every BLAS
+    call in the loop goes to SciPy's BLAS: interleaving it with NumPy's (a
+    separate OpenBLAS with its own spinning threads) measured twice as slow on
+    2 cores.
     """
-    n_features = X.shape[1]
+    n_samples, n_features = X.shape
     gram = np.zeros((n_features, n_features), order="F")
     total = np.zeros(n_features) if with_mean else None
-    for rows in _dense_chunks(X, chunk_rows):
-        rows *= _inverse_scales(rows, norm_bound)[:, None]
+    scaled = np.empty((min(chunk_rows, n_samples), n_features))
+    for chunk in _dense_chunks(X, chunk_rows):
+        inverse = _inverse_scales(chunk, norm_bound)
+        rows = np.multiply(chunk, inverse[:, None], out=scaled[: len(chunk)])
         # rows.T is Fortran-ordered: BLAS reads it in place.
         gram = blas.dsyrk(1.0, rows.T, beta=1.0, c=gram, trans=0, overwrite_c=1)
         if with_mean:
