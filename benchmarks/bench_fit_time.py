@@ -4,8 +4,9 @@ The floor is the work any exact method must do: the Gram matrix XᵀX, plus the
 eigendecompositions the mechanism needs (eigenvalues of Σ and a full
 eigendecomposition of the noisy matrix for SeparateCovariance, one full
 eigendecomposition for ProjectionCovariance; for AdaptiveCovariance, those of the
-final mechanism it chose). Times are the best of --repeats
-runs. PRODUCT.md §2.2 sets the goal ratio ≤ 1.3 at n = 1e5, d = 1000.
+final mechanism it chose). Times are the best of --repeats runs; the Gram
+matrix is timed again before every fit and the floor uses the fastest of all.
+PRODUCT.md §2.2 sets the goal ratio ≤ 1.3 at n = 1e5, d = 1000.
 
 The floor's Gram matrix is one symmetric rank-k update (dsyrk) through SciPy's
 BLAS, the library the estimators use: NumPy and SciPy each ship an OpenBLAS, and
@@ -77,34 +78,34 @@ def main():
     )
 
     cases = [
-        ("GaussianCovariance", GaussianCovariance(rho=0.1), gram),
-        ("LaplaceCovariance", LaplaceCovariance(epsilon=1.0), gram),
+        ("GaussianCovariance", GaussianCovariance(rho=0.1), 0.0),
+        ("LaplaceCovariance", LaplaceCovariance(epsilon=1.0), 0.0),
         (
             "SeparateCovariance (zCDP)",
             SeparateCovariance(rho=0.1),
-            gram + eigvals + eigh,
+            eigvals + eigh,
         ),
         (
             "SeparateCovariance (pure)",
             SeparateCovariance(epsilon=1.0),
-            gram + eigvals + eigh,
+            eigvals + eigh,
         ),
-        ("ProjectionCovariance", ProjectionCovariance(rho=0.1), gram + eigh),
+        ("ProjectionCovariance", ProjectionCovariance(rho=0.1), eigh),
         (
             "ProjectionCovariance (trace)",
             ProjectionCovariance(rho=0.1, trace_fraction=0.125),
-            gram + eigh,
+            eigh,
         ),
         (
             "GaussianCovariance (centred)",
             GaussianCovariance(rho=0.1, assume_centered=False),
-            gram,
+            0.0,
         ),
     ]
     # AdaptiveCov's floor: the Gram matrix and the eigendecompositions of the
     # mechanism it chose: the separate one's, or the one of the projection that
     # follows the Gaussian one.
-    adaptive_floor = {"separate": gram + eigvals + eigh, "gaussian": gram + eigh}
+    adaptive_floor = {"separate": eigvals + eigh, "gaussian": eigh}
     for radius in ("private", "norm_bound"):
         if not wanted("AdaptiveCovariance"):
             break
@@ -113,11 +114,23 @@ def main():
         name = f"AdaptiveCovariance ({radius}, {mechanism})"
         cases.append((name, estimator, adaptive_floor[mechanism]))
     cases = [case for case in cases if wanted(case[0])]
-    print(f"{'estimator':<40}{'fit [s]':>10}{'floor [s]':>11}{'ratio':>8}")
-    for name, estimator, floor in cases:
+    fits = {}
+    for name, estimator, _ in cases:
         estimator.set_params(random_state=0)
-        fit = best_time(lambda est=estimator: est.fit(X), args.repeats)
-        print(f"{name:<40}{fit:>10.3f}{floor:>11.3f}{fit / floor:>8.2f}", flush=True)
+        # The Gram matrix is timed again before every fit: the floor uses the
+        # fastest of all its timings, so a slow moment of the machine cannot
+        # flatter a ratio.
+        times = []
+        for _ in range(args.repeats):
+            gram = min(gram, best_time(lambda: blas.dsyrk(1.0, X64.T), 1))
+            times.append(best_time(lambda est=estimator: est.fit(X), 1))
+        fits[name] = min(times)
+        print(f"  {name}: {fits[name]:.3f}s", flush=True)
+    print(f"fastest Gram matrix of the run: {gram:.3f}s")
+    print(f"{'estimator':<40}{'fit [s]':>10}{'floor [s]':>11}{'ratio':>8}")
+    for name, _, eigen_floor in cases:
+        fit, floor = fits[name], gram + eigen_floor
+        print(f"{name:<40}{fit:>10.3f}{floor:>11.3f}{fit / floor:>8.2f}")
     if args.only is None:
         zero = best_time(lambda: ZeroCovariance().fit(X), args.repeats)
         print(f"{'ZeroCovariance':<40}{zero:>10.3f}{'(no floor)':>11}")
