@@ -240,8 +240,11 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; rows beyond ``norm_bound`` are clipped.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
+                n_features)
+            Training data; rows beyond ``norm_bound`` are clipped. Arrays and
+            memmaps (float64 or float32), CSR and CSC matrices and dask arrays
+            are read chunk by chunk and never copied whole (docs/large_data.rst).
         y : Ignored
 
         Returns
