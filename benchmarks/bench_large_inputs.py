@@ -27,7 +27,9 @@ Cases (``--case``, several allowed):
 * ``sparse``: hashing-trick features (CSR and CSC, Zipf-distributed tokens).
 
     python benchmarks/bench_large_inputs.py [--case memmap passes dask sparse]
-        [--n 10000000] [--d 100] [--data-dir /tmp/skprivcov-bench]
+        [--n 10000000] [--d 100] [--data-dir /tmp/skprivcov-bench] [--repeats 3]
+
+Times are the fastest of ``--repeats`` runs, memory the largest.
 """
 
 import argparse
@@ -46,7 +48,6 @@ from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance
 from skprivcov._stats import (
     _ceil_log2,
     _dense_chunks,
-    _inverse_scales,
     _row_norms,
     _rows_per_chunk,
     norm_profile,
@@ -55,6 +56,7 @@ from skprivcov._stats import (
 from skprivcov.mechanisms import eigh_descending, eigvalsh_descending
 
 MiB = 2.0**20
+REPEATS = 3
 
 
 def _anonymous_rss():
@@ -63,8 +65,24 @@ def _anonymous_rss():
     return int(re.search(r"RssAnon:\s+(\d+) kB", status).group(1)) * 1024
 
 
-def measure(function):
-    """(seconds, result, peak allocated bytes, peak RssAnon growth in bytes)."""
+def measure(function, before=None):
+    """(seconds, result, peak allocated bytes, peak RssAnon growth in bytes):
+    the fastest time and the largest memory of ``REPEATS`` runs, each after
+    ``before()`` (the eviction of a cold run)."""
+    runs = []
+    for _ in range(REPEATS):
+        if before is not None:
+            before()
+        runs.append(_measure_once(function))
+    return (
+        min(run[0] for run in runs),
+        runs[-1][1],
+        max(run[2] for run in runs),
+        max(run[3] for run in runs),
+    )
+
+
+def _measure_once(function):
     baseline = _anonymous_rss()
     peak = [baseline]
     running = threading.Event()
@@ -156,9 +174,8 @@ def case_memmap(path):
             (name, lambda m=make: m().fit(load(path))) for name, make in ESTIMATORS
         ]
         for name, function in runs:
-            if cache == "cold":
-                evict(path)
-            seconds, result, allocated, anonymous = measure(function)
+            before = (lambda: evict(path)) if cache == "cold" else None
+            seconds, result, allocated, anonymous = measure(function, before)
             if name.startswith("floor"):
                 floor = seconds
             if hasattr(result, "mechanism_"):
@@ -183,7 +200,7 @@ def per_bucket_single_pass(X, norm_bound):
     sums = {}
     for chunk in _dense_chunks(X, _rows_per_chunk(d, None)):
         norms = _row_norms(chunk)
-        rows = chunk * _inverse_scales(chunk, norm_bound, norms)[:, None]
+        rows = chunk / np.maximum(norms, norm_bound)[:, None]
         scaled = np.minimum(norms / norm_bound, 1.0)
         exponent = np.full(len(rows), -64)
         positive = scaled > 0
@@ -216,10 +233,9 @@ def case_passes(path, n_in_memory, d_in_memory):
     ]
     for label, source, cold in sources:
         for step, statistic in steps:
-            if cold:
-                evict(path)
             seconds, result, allocated, anonymous = measure(
-                lambda f=statistic, s=source: f(s(), 1.0)
+                lambda f=statistic, s=source: f(s(), 1.0),
+                (lambda: evict(path)) if cold else None,
             )
             extra = f" [{len(result)} matrices]" if isinstance(result, dict) else ""
             report(f"{label}: {step}{extra}", seconds, allocated, anonymous)
@@ -278,7 +294,10 @@ def main():
     parser.add_argument("--n", type=int, default=10_000_000)
     parser.add_argument("--d", type=int, default=100)
     parser.add_argument("--data-dir", default="/tmp/skprivcov-bench")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    global REPEATS
+    REPEATS = args.repeats
     if {"memmap", "passes", "dask"} & set(args.case):
         path = memmap_data(args.data_dir, args.n, args.d)
     if "memmap" in args.case:
