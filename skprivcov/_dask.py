@@ -11,6 +11,7 @@ the release is computed on the driver.
 import sys
 
 import numpy as np
+from scipy import sparse
 
 __all__ = ["check_dask_array", "is_dask_array", "reduce_blocks"]
 
@@ -32,8 +33,6 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
     -------
     X : dask array with every column in one chunk.
     """
-    import dask.array as da
-
     if X.ndim != 2:
         raise ValueError(
             f"Expected 2D array, got a dask array with {X.ndim} dimension(s) "
@@ -61,9 +60,17 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
             f"Found array with {n_features} feature(s) (shape={X.shape}) while a "
             f"minimum of {ensure_min_features} is required by {owner}."
         )
-    if not bool(da.isfinite(X).all().compute()):
+    X = X.rechunk({1: -1})
+    (non_finite,) = reduce_blocks(X, _count_non_finite)
+    if non_finite:
         raise ValueError("Input X contains NaN or infinity.")
-    return X.rechunk({1: -1})
+    return X
+
+
+def _count_non_finite(block):
+    """(number of NaN or infinite entries,) of a numpy or scipy.sparse block."""
+    values = block.data if sparse.issparse(block) else block
+    return (int(np.count_nonzero(~np.isfinite(values))),)
 
 
 def _add(left, right):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -107,6 +108,12 @@ def _dask_cases():
     return {
         "nan": (da.from_array(BAD_DATA["nan"][0], chunks=(7, 3)), "NaN or infinity"),
         "inf": (da.from_array(BAD_DATA["inf"][0], chunks=(7, 3)), "NaN or infinity"),
+        "nan in a CSR block": (
+            da.from_array(BAD_DATA["nan"][0], chunks=(7, 3)).map_blocks(
+                sparse.csr_matrix
+            ),
+            "NaN or infinity",
+        ),
         "one row": (da.from_array(GOOD[:1]), "1 sample"),
         "one feature": (da.from_array(GOOD[:, :1]), "1 feature"),
         "1-d": (da.from_array(GOOD[:, 0]), "Expected 2D array"),
@@ -123,6 +130,7 @@ def _dask_cases():
     [
         "nan",
         "inf",
+        "nan in a CSR block",
         "one row",
         "one feature",
         "1-d",

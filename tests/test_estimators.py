@@ -85,6 +85,8 @@ def _in_format(data, fmt, tmp_path):
     da = pytest.importorskip("dask.array")
     if fmt == "dask, one block":
         return da.from_array(data, chunks=-1)
+    if fmt == "dask of CSR blocks":
+        return da.from_array(data, chunks=(70, 2)).map_blocks(sparse.csr_matrix)
     return da.from_array(data, chunks=(70, 2))  # 5 row blocks, columns split
 
 
@@ -92,7 +94,7 @@ def _in_format(data, fmt, tmp_path):
 SAME_BITS = ["memmap", "fortran", "dataframe", "dask, one block"]
 # Other summation orders: the statistics agree to rounding (entries ≤ 1 at unit
 # scale, so a few 1e-16), and so do the releases, whose noise is the same.
-SAME_TO_ROUNDING = ["csr", "csc", "dask"]
+SAME_TO_ROUNDING = ["csr", "csc", "dask", "dask of CSR blocks"]
 
 
 @pytest.mark.parametrize("estimator", ALL, ids=_ids)
