@@ -31,7 +31,7 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
 
     Returns
     -------
-    X : dask array with every column in one chunk.
+    X : dask array of float32 or float64.
     """
     if X.ndim != 2:
         raise ValueError(
@@ -60,7 +60,6 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
             f"Found array with {n_features} feature(s) (shape={X.shape}) while a "
             f"minimum of {ensure_min_features} is required by {owner}."
         )
-    X = X.rechunk({1: -1})
     (non_finite,) = reduce_blocks(X, _count_non_finite)
     if non_finite:
         raise ValueError("Input X contains NaN or infinity.")
@@ -80,7 +79,8 @@ def _add(left, right):
 
 def reduce_blocks(X, function, *args):
     """Σ over the row blocks of X of ``function(block, *args)`` (a tuple of
-    arrays), computed on the cluster and added pairwise in a fixed tree."""
+    arrays), computed on the cluster and added pairwise in a fixed tree. Each
+    block holds whole rows (the columns are rechunked into one)."""
     import dask
 
     blocks = X.rechunk({1: -1}).to_delayed().ravel()

@@ -194,8 +194,6 @@ def run_release(args):
         estimator._validate_params()  # bad values are refused before reading
         rows = _read_rows(args.input, args.skip_header)
         estimator.fit(rows)
-    except ReleaseError:
-        raise
     except (ValueError, TypeError) as error:
         raise ReleaseError(str(error).strip()) from None
     covariance = estimator.covariance_

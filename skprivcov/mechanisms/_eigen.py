@@ -42,6 +42,10 @@ def from_eigenpairs(values, vectors):
     for sign in (1.0, -1.0):
         kept = sign * values > 0
         if kept.any():
-            factor = np.asfortranarray(vectors[:, kept] * np.sqrt(sign * values[kept]))
-            matrix = blas.dsyrk(sign, factor, beta=1.0, c=matrix, overwrite_c=1)
+            factor = vectors[:, kept] * np.sqrt(sign * values[kept])
+            # factor.T is Fortran-ordered: BLAS reads it in place (trans=1
+            # gives factor·factorᵀ).
+            matrix = blas.dsyrk(
+                sign, factor.T, beta=1.0, c=matrix, trans=1, overwrite_c=1
+            )
     return mirror_upper(matrix)
