@@ -235,19 +235,6 @@ def test_zero_covariance_is_the_trivial_baseline(data):
     )
 
 
-def test_demo_prints_a_table():
-    from skprivcov._demo import run_demo
-
-    lines = []
-    rows = run_demo(print_fn=lines.append, n_repeats=1)
-    assert "load_digits" in lines[0]
-    assert len(lines) == 2 + len(rows)
-    # More budget, less error, for the Gaussian mechanism.
-    errors = rows["GaussianCovariance"]
-    assert errors[10.0][0] < errors[0.1][0]
-    assert rows["ZeroCovariance"][1.0][0] == pytest.approx(1.0)
-
-
 class _Overspending(GaussianCovariance):
     """A broken mechanism that spends twice its budget."""
 
