@@ -82,7 +82,7 @@ def run_panel(panel, make_estimators, *, repeats, n_jobs, postprocess, log):
                 )
         log(
             f"  [{panel.key}] {index + 1}/{len(panel.points)} "
-            f"({panel.xlabel} = {point.x:g}, n = {X.shape[0]}, d = {X.shape[1]}): "
+            f"({panel.xlabel} = {point.x:g}; X is {X.shape[0]} × {X.shape[1]}): "
             f"{repeats} repetitions of {len(estimators)} estimators "
             f"in {time.perf_counter() - start:.1f} s"
         )
@@ -165,11 +165,11 @@ def plot(panels, path, *, suptitle, styles):
     for ax in axes.flat[: len(panels)]:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
-    fig.legend(
-        legend.values(), legend.keys(), loc="lower center", ncol=min(len(legend), 8)
-    )
+    legend_rows = -(-len(legend) // 6)
+    fig.legend(legend.values(), legend.keys(), loc="lower center", ncol=6)
     fig.suptitle(suptitle)
-    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    # Leave the legend's rows free below the panels.
+    fig.tight_layout(rect=(0, (0.05 + 0.045 * legend_rows) / rows, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -189,7 +189,7 @@ def write_outputs(panels, out_dir, stem, *, heading, notes, claims, order, log):
     out_dir.mkdir(parents=True, exist_ok=True)
     text = markdown(panels, heading=heading, notes=notes, claims=claims)
     (out_dir / f"{stem}.md").write_text(text, encoding="utf-8")
-    raw = {
+    raw = {"notes": notes} | {
         panel.key: {
             "title": panel.title,
             "x": [point.x for point in panel.points],
@@ -212,12 +212,16 @@ def mean_at(panel, name, x):
 
 def line_styles(order):
     """Fixed colour and marker per estimator name, so figures compare."""
+    from matplotlib import colormaps
+
     markers = "osD^vP*Xh<>p"
+    tab20 = colormaps["tab20"]
 
     def style(name):
         index = order.index(name) if name in order else len(order)
+        # tab20: the ten dark shades first, then the ten light ones.
         return {
-            "color": f"C{index % 10}",
+            "color": tab20((2 * index) % 20 + (index // 10) % 2),
             "marker": markers[index % len(markers)],
             "markersize": 4,
             "linewidth": 1.2,
@@ -225,3 +229,12 @@ def line_styles(order):
         }
 
     return style
+
+
+def load_means(panels, path):
+    """Refill ``panels`` from the JSON of an earlier run; return its notes."""
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    for panel in panels:
+        panel.means = raw[panel.key]["means"]
+        panel.sems = raw[panel.key]["sems"]
+    return raw.get("notes", [])

@@ -37,9 +37,17 @@ import argparse
 import dataclasses
 import functools
 import time
+from pathlib import Path
 
 import numpy as np
-from _experiment import Panel, Point, mean_at, run_panel, write_outputs
+from _experiment import (
+    Panel,
+    Point,
+    load_means,
+    mean_at,
+    run_panel,
+    write_outputs,
+)
 from sklearn.datasets import load_wine
 
 from skprivcov import (
@@ -168,12 +176,36 @@ def claims(panel, label):
     return found
 
 
+def run_dataset(panel, args):
+    start = time.perf_counter()
+    print(f"ADK19 on {panel.title}: {args.repeats} repetitions", flush=True)
+    run_panel(
+        panel,
+        estimators,
+        repeats=args.repeats,
+        n_jobs=args.n_jobs,
+        postprocess=round_eigenvalues,
+        log=lambda line: print(line, flush=True),
+    )
+    return [
+        f"Mean ‖Σ̂ − Σ‖_F (= ‖Ĉ − C‖_F / n) over {args.repeats} releases ± its "
+        f"standard error, eigenvalues rounded into [0, 1]; "
+        f"{time.perf_counter() - start:.0f} s on this machine. Produced by "
+        "`benchmarks/reproduce_adk19.py`."
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--synthetic", action="store_true")
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument(
+        "--replot",
+        action="store_true",
+        help="redraw tables, claims and plots from the JSON of an earlier run",
+    )
     args = parser.parse_args()
     if args.repeats < 2:
         parser.error("--repeats must be at least 2 (the tables show standard errors)")
@@ -185,27 +217,18 @@ def main():
                 make = functools.partial(make_adk19, n, d, random_state=2019 + d)
                 datasets.append((f"synthetic-d{d}-n{n}", f"d = {d}, n = {n}", make, d))
 
-    results = []
     for key, label, make, d in datasets:
-        start = time.perf_counter()
         panel = Panel(
             key=key,
             title=label,
             xlabel="ε",
             points=[Point(epsilon, make, epsilon, d) for epsilon in EPSILONS],
         )
-        print(f"ADK19 on {label}: {args.repeats} repetitions", flush=True)
-        run_panel(
-            panel,
-            estimators,
-            repeats=args.repeats,
-            n_jobs=args.n_jobs,
-            postprocess=round_eigenvalues,
-            log=lambda line: print(line, flush=True),
-        )
-        results.append((key, label, panel, time.perf_counter() - start))
-
-    for key, label, panel, seconds in results:
+        stem = f"adk19_{key}"
+        if args.replot:
+            notes = load_means([panel], Path(args.out) / f"{stem}.json")
+        else:
+            notes = run_dataset(panel, args)
         figure = "Fig. 1" if key == "wine" else "App. C Fig. 2"
         panels = [
             panel,
@@ -215,13 +238,9 @@ def main():
         write_outputs(
             panels,
             args.out,
-            f"adk19_{key}",
+            stem,
             heading=f"ADK19 {figure}: {label}",
-            notes=[
-                f"Mean ‖Σ̂ − Σ‖_F (= ‖Ĉ − C‖_F / n) over {args.repeats} releases ± "
-                f"its standard error, eigenvalues rounded into [0, 1]; {seconds:.0f} s "
-                "on this machine. Produced by `benchmarks/reproduce_adk19.py`."
-            ],
+            notes=notes,
             claims=claims(panel, label),
             order=ORDER,
             log=lambda text: print(text, flush=True),

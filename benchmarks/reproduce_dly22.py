@@ -28,9 +28,17 @@ import argparse
 import functools
 import itertools
 import time
+from pathlib import Path
 
 import numpy as np
-from _experiment import Panel, Point, mean_at, run_panel, write_outputs
+from _experiment import (
+    Panel,
+    Point,
+    load_means,
+    mean_at,
+    run_panel,
+    write_outputs,
+)
 
 from skprivcov import (
     AdaptiveCovariance,
@@ -371,6 +379,27 @@ FIGURES = {
 }
 
 
+def run_figure(panels, make, args, heading):
+    start = time.perf_counter()
+    print(f"{heading}: {len(panels)} panels, {args.repeats} repetitions", flush=True)
+    for panel in panels:
+        run_panel(
+            panel,
+            make,
+            repeats=args.repeats,
+            n_jobs=args.n_jobs,
+            postprocess=lambda covariance: covariance,
+            log=lambda line: print(line, flush=True),
+        )
+    return [
+        f"Mean Frobenius error over {args.repeats} releases ± its standard "
+        f"error; {time.perf_counter() - start:.0f} s on this machine. "
+        f"EMCov run up to d = {args.emcov_max_d}, the nuclear-norm "
+        f"mechanism up to d = {args.nuclear_max_d}. "
+        "Produced by `benchmarks/reproduce_dly22.py`.",
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--figure", nargs="+", choices=FIGURES, default=list(FIGURES))
@@ -385,6 +414,11 @@ def main():
     parser.add_argument("--nuclear-max-d", type=int, default=200)
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument(
+        "--replot",
+        action="store_true",
+        help="redraw tables, claims and plots from the JSON of an earlier run",
+    )
     args = parser.parse_args()
     if args.repeats < 2:
         parser.error("--repeats must be at least 2 (the tables show standard errors)")
@@ -392,30 +426,15 @@ def main():
     for figure in args.figure:
         build, heading = FIGURES[figure]
         panels, make, claims = build(args)
-        start = time.perf_counter()
-        print(
-            f"{heading}: {len(panels)} panels, {args.repeats} repetitions", flush=True
-        )
-        for panel in panels:
-            run_panel(
-                panel,
-                functools.partial(make, args),
-                repeats=args.repeats,
-                n_jobs=args.n_jobs,
-                postprocess=lambda covariance: covariance,
-                log=lambda line: print(line, flush=True),
-            )
-        notes = [
-            f"Mean Frobenius error over {args.repeats} releases ± its standard "
-            f"error; {time.perf_counter() - start:.0f} s on this machine. "
-            f"EMCov run up to d = {args.emcov_max_d}, the nuclear-norm "
-            f"mechanism up to d = {args.nuclear_max_d}. "
-            "Produced by `benchmarks/reproduce_dly22.py`.",
-        ]
+        stem = f"dly22_fig{figure}"
+        if args.replot:
+            notes = load_means(panels, Path(args.out) / f"{stem}.json")
+        else:
+            notes = run_figure(panels, functools.partial(make, args), args, heading)
         write_outputs(
             panels,
             args.out,
-            f"dly22_fig{figure}",
+            stem,
             heading=heading,
             notes=notes,
             claims=claims(),

@@ -50,7 +50,7 @@ _SHARED = {
     "input_attributes": """n_features_in_ : int
         Number of features seen during fit.
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.""",
     "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
     public). The release is computed from the rows brought into the unit ball

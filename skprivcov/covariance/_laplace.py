@@ -36,7 +36,7 @@ class LaplaceCovariance(BasePrivateCovariance):
     -----
     Pure ε-DP (default ε = 1); a ``rho`` budget is refused, and an (ε, δ)
     budget is met by spending pure ε. {neighbours} For D = xxᵀ − yyᵀ with unit
-    rows, Σ_{{j≤k}} |D_jk| ≤ ½ d ‖D‖_F + ½ (‖x‖² + ‖y‖²) ≤ d/√2 + 1, and
+    rows, ``Σ_{{j≤k}} |D_jk| ≤ ½ d ‖D‖_F + ½ (‖x‖² + ‖y‖²) ≤ d/√2 + 1``, and
     Cauchy–Schwarz over the d(d+1)/2 coordinates gives √(d(d+1)); the smaller
     bound over n is Δ₁, and noise Lap(Δ₁/ε) is ε-DP (Dwork & Roth, Thm 3.6).
 

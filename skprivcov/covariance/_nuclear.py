@@ -19,9 +19,10 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     Releases Σ + Z, where Z has density ∝ exp(−‖Z‖_*/r) and r = 2B²/(εn). This
     is the K-norm mechanism for the nuclear norm, in which Σ has sensitivity
     2/n (ALGORITHMS.md §6.1). The release is symmetric, and can be projected
-    for accuracy. It is the most accurate pure-DP mechanism here (§9.7), but
-    part of its noise comes from a Markov chain, so its pure-DP guarantee holds
-    only up to the error of that chain (see Notes).
+    for accuracy. On the papers' synthetic settings it is the most accurate
+    pure-DP mechanism here (§9.7; not on every dataset), but part of its noise
+    comes from a Markov chain, so its pure-DP guarantee holds only up to the
+    error of that chain (see Notes).
 
     Parameters
     ----------

@@ -91,7 +91,7 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         )
 
     def predict(self, X):
-        """Predict with the linear model: X @ coef_ + intercept_.
+        """Predict with the linear model: ``X @ coef_ + intercept_``.
 
         Prediction reads X but not the training data: it is post-processing of
         the release with respect to the training rows.

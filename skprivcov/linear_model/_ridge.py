@@ -136,7 +136,7 @@ array-like of shape (n_columns, n_columns) or None, default=None
     n_features_in_ : int
         Number of features.
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features, when known.
 
     See Also

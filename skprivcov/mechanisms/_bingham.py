@@ -45,7 +45,7 @@ def bingham_envelope(concentrations):
     """The KGM envelope for f(y) ∝ exp(−Σ a_j y_j²), ``a`` ≥ 0 with min 0.
 
     b solves Σ_j 1/(b + 2a_j) = 1 on [1, q] (ALGORITHMS.md §5.3, the erratum's
-    "= 1": it minimises M·|Ω|^{−1/2}, the expected number of proposals). The
+    "= 1": it minimises ``M·|Ω|^{−1/2}``, the expected number of proposals). The
     left side decreases in b, is ≥ 1 at b = 1 (the a_j = 0 term alone is 1)
     and ≤ 1 at b = q (every term ≤ 1/q), so the root is bracketed.
     """

@@ -12,7 +12,7 @@ __all__ = ["eigh_descending", "eigvalsh_descending", "from_eigenpairs"]
 def eigh_descending(matrix):
     """Eigenvalues in descending order and the eigenvectors paired with them.
 
-    Uses ``eigh`` (never ``svd``: SVD orders by |λ| and flips the sign of
+    Uses ``eigh`` (never ``svd``: SVD orders by ``|λ|`` and flips the sign of
     negative eigenvalues' vectors, the reference code's erratum, §3.2).
     """
     values, vectors = linalg.eigh(matrix, driver="evd", check_finite=False)

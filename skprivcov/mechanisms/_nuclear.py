@@ -46,14 +46,21 @@ _SCALE_STEP = 0.05
 class NoiseDiagnostics(NamedTuple):
     """Convergence diagnostics of the spectrum chain (data-independent).
 
-    n_sweeps : the sweeps run.
-    statistic : d·max|w| after each sweep, per chain, shape (n_chains, n_sweeps).
-    scale_acceptance : acceptance rate of the scale moves.
-    geweke_z : Geweke's z of the statistic (first 10% against last 50% of the
+    Attributes
+    ----------
+    n_sweeps : int
+        The sweeps run.
+    statistic : ndarray of shape (n_chains, n_sweeps)
+        d·max|w| after each sweep, per chain.
+    scale_acceptance : float
+        Acceptance rate of the scale moves.
+    geweke_z : ndarray of shape (n_chains,)
+        Geweke's z of the statistic (first 10% against last 50% of the
         sweeps, standard errors from the tail's batch means), per chain; about
         N(0, 1) at stationarity, large when the start has not been forgotten.
-    autocorrelation_time : integrated autocorrelation time of the statistic,
-        in sweeps (initial positive sequence), per chain.
+    autocorrelation_time : ndarray of shape (n_chains,)
+        Integrated autocorrelation time of the statistic, in sweeps (initial
+        positive sequence), per chain.
     """
 
     n_sweeps: int
@@ -309,7 +316,7 @@ def sample_normalised_spectrum(
     Returns
     -------
     w : ndarray of shape (n_chains, d)
-        Σ_i |w_i| = 1 per row, descending.
+        ``Σ_i |w_i| = 1`` per row, descending.
     diagnostics : NoiseDiagnostics
     """
     if d == 1:

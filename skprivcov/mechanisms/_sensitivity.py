@@ -33,7 +33,7 @@ def second_moment_l1_sensitivity(n_features, n_samples):
     ALGORITHMS.md §0.2 gives the valid bound √(d(d+1))/n (Cauchy–Schwarz over the
     d(d+1)/2 coordinates; the paper's √2·d/n is looser). We use the smaller of it
     and d/√2 + 1 (over n), which is also provably valid [derived here]: with
-    D = xxᵀ − yyᵀ,
+    D = xxᵀ − yyᵀ, ::
 
         Σ_{j≤k} |D_jk| = ½ Σ_{j,k} |D_jk| + ½ Σ_j |D_jj|
                        ≤ ½ d ‖D‖_F + ½ (‖x‖² + ‖y‖²)   (Cauchy–Schwarz over d²)

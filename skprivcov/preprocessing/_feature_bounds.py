@@ -37,7 +37,7 @@ class FeatureBoundsScaler(BasePublicBoundsTransformer):
     n_features_in_ : int
         Number of features seen during fit (fit is optional).
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
     See Also
@@ -114,7 +114,7 @@ class FeatureBoundsScaler(BasePublicBoundsTransformer):
         return ((clipped - lower) * slope + low).astype(X.dtype, copy=False)
 
     def row_norm_bound(self, n_features=None):
-        """The public ℓ2 bound of every output row: √(Σ_j max(|min|, |max|)²).
+        """The public ℓ2 bound of every output row: ``√(Σ_j max(|min|, |max|)²)``.
 
         Parameters
         ----------

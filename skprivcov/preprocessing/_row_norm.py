@@ -35,7 +35,7 @@ class RowNormClipper(BasePublicBoundsTransformer):
     n_features_in_ : int
         Number of features seen during fit (fit is optional).
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
     See Also
