@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def _fit_errors(X, target, estimators, seeds, postprocess):
 def run_panel(panel, make_estimators, *, repeats, n_jobs, postprocess, log):
     """Fill ``panel.means`` and ``panel.sems``; estimators missing at a point
     (too slow there) get NaN."""
-    n_workers = max(1, n_jobs if n_jobs > 0 else _cpu_count())
+    n_workers = n_jobs if n_jobs > 0 else cpu_count()
     # A few tasks per worker: X is sent (memory-mapped) once per task, not per seed.
     seed_groups = [
         list(group) for group in np.array_split(np.arange(repeats), 2 * n_workers)
@@ -88,12 +88,6 @@ def run_panel(panel, make_estimators, *, repeats, n_jobs, postprocess, log):
         )
 
 
-def _cpu_count():
-    import os
-
-    return os.cpu_count() or 1
-
-
 def winner_rows(panel):
     """Per point: the estimators ordered by mean error."""
     rows = []
@@ -117,9 +111,7 @@ def markdown(panels, *, heading, notes, claims):
             f"| {panel.xlabel} | " + " | ".join(names) + " | best |",
             "|---" * (len(names) + 2) + "|",
         ]
-        for (x, ranked), index in zip(
-            winner_rows(panel), range(len(panel.points)), strict=True
-        ):
+        for index, (x, ranked) in enumerate(winner_rows(panel)):
             cells = []
             for name in names:
                 mean, sem = panel.means[name][index], panel.sems[name][index]
