@@ -133,8 +133,9 @@ def plot(panels, path, *, suptitle, styles):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
-    columns = min(3, len(panels))
+    columns = 2 if len(panels) in (2, 4) else min(3, len(panels))
     rows = -(-len(panels) // columns)
     fig, axes = plt.subplots(
         rows, columns, figsize=(4.6 * columns, 3.6 * rows), squeeze=False
@@ -148,6 +149,9 @@ def plot(panels, path, *, suptitle, styles):
         if panel.log_x:
             ax.set_xscale("log")
         ax.set_yscale("log")
+        # Label the decades only: minor labels on short log ranges overlap.
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(panel.xlabel)
         ax.set_ylabel("mean ‖Σ̂ − Σ‖_F")
         ax.set_title(panel.title, fontsize=10)
