@@ -9,6 +9,7 @@ JSON file of the raw means and a PNG, and the papers' claims are checked
 against the measured means.
 """
 
+import argparse
 import json
 import time
 from dataclasses import dataclass, field
@@ -16,6 +17,29 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, cpu_count, delayed
+
+
+def experiment_parser(description):
+    """The options every reproduction script shares."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--repeats", type=int, default=50, help="releases per point (the papers: 50)"
+    )
+    parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument(
+        "--replot",
+        action="store_true",
+        help="redraw tables, claims and plots from the JSON of an earlier run",
+    )
+    return parser
+
+
+def parse_arguments(parser):
+    args = parser.parse_args()
+    if args.repeats < 2:
+        parser.error("--repeats must be at least 2 (the tables show standard errors)")
+    return args
 
 
 @dataclass(frozen=True)

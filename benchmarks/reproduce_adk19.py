@@ -33,7 +33,6 @@ of C, [0, n]).
     python benchmarks/reproduce_adk19.py --repeats 50 [--synthetic]
 """
 
-import argparse
 import dataclasses
 import functools
 import time
@@ -43,8 +42,10 @@ import numpy as np
 from _experiment import (
     Panel,
     Point,
+    experiment_parser,
     load_means,
     mean_at,
+    parse_arguments,
     run_panel,
     write_outputs,
 )
@@ -171,19 +172,9 @@ def run_dataset(panel, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=50)
+    parser = experiment_parser(__doc__.splitlines()[0])
     parser.add_argument("--synthetic", action="store_true")
-    parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", default="benchmarks/results")
-    parser.add_argument(
-        "--replot",
-        action="store_true",
-        help="redraw tables, claims and plots from the JSON of an earlier run",
-    )
-    args = parser.parse_args()
-    if args.repeats < 2:
-        parser.error("--repeats must be at least 2 (the tables show standard errors)")
+    args = parse_arguments(parser)
 
     datasets = [("wine", "wine (n = 178, d = 13)", wine, 13)]
     if args.synthetic:

@@ -24,7 +24,6 @@ go to ``--out`` (default benchmarks/results).
     python benchmarks/reproduce_dly22.py --figure 2 3 6 7 --repeats 50
 """
 
-import argparse
 import functools
 import itertools
 import time
@@ -34,8 +33,10 @@ import numpy as np
 from _experiment import (
     Panel,
     Point,
+    experiment_parser,
     load_means,
     mean_at,
+    parse_arguments,
     run_panel,
     write_outputs,
 )
@@ -412,9 +413,8 @@ def run_figure(panels, make, args, heading):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = experiment_parser(__doc__.splitlines()[0])
     parser.add_argument("--figure", nargs="+", choices=FIGURES, default=list(FIGURES))
-    parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--rho", type=float, default=0.1)
     parser.add_argument("--epsilon", type=float, default=0.1)
     parser.add_argument(
@@ -423,16 +423,7 @@ def main():
     parser.add_argument("--fig7-n", type=int, nargs="+", default=[50_000])
     parser.add_argument("--emcov-max-d", type=int, default=200)
     parser.add_argument("--nuclear-max-d", type=int, default=200)
-    parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", default="benchmarks/results")
-    parser.add_argument(
-        "--replot",
-        action="store_true",
-        help="redraw tables, claims and plots from the JSON of an earlier run",
-    )
-    args = parser.parse_args()
-    if args.repeats < 2:
-        parser.error("--repeats must be at least 2 (the tables show standard errors)")
+    args = parse_arguments(parser)
 
     for figure in args.figure:
         build, heading = FIGURES[figure]
