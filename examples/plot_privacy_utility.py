@@ -234,10 +234,10 @@ print(calibrated.fit(X).privacy_spent_)
 # at every budget shown, and its private mean is off by about 100% at ρ = 1.
 # With ``assume_centered=False`` it releases the second moment of the rows
 # augmented with a constant, whose top eigenvector carries the mean. EMCov
-# spends half of ε on the eigenvalues and splits the other half among the 64
-# eigenvectors it draws (ε/128 each), too little at n = 1797 to find even
-# that direction, and a wrong mean ruins the centred covariance, as explained
-# above. EMCov is a mechanism for data of small trace and large n
+# spends half of ε on the eigenvalues and splits the other half among the 65
+# eigenvectors of the augmented matrix (about ε/130 each), too little at
+# n = 1797 to find even that direction, and a wrong mean ruins the centred
+# covariance, as explained above. EMCov is a mechanism for data of small trace and large n
 # (``docs/iterative.rst``); for a centred covariance at budgets like these,
 # use another.
 #
