@@ -1,6 +1,7 @@
 """Command line: ``python -m skprivcov demo`` and ``python -m skprivcov release``."""
 
 import argparse
+import os
 import sys
 
 from skprivcov._demo import plot_demo, run_demo
@@ -52,8 +53,13 @@ def main(argv=None):
 def _demo(parser, args):
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    if not args.no_plot and not args.plot.lower().endswith(".png"):
-        parser.error(f"--plot must name a .png file, got {args.plot!r}")
+    if not args.no_plot:
+        if not args.plot.lower().endswith(".png"):
+            parser.error(f"--plot must name a .png file, got {args.plot!r}")
+        # Refuse a path that cannot be written before the demo runs.
+        folder = os.path.dirname(os.path.abspath(args.plot))
+        if not os.path.isdir(folder):
+            parser.error(f"--plot: directory {folder!r} does not exist")
     rows = run_demo(n_repeats=args.repeats)
     if args.no_plot:
         return 0

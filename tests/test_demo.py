@@ -100,9 +100,23 @@ def test_demo_no_plot(monkeypatch, tmp_path, capsys):
 
 def test_demo_unwritable_plot(monkeypatch, tmp_path, capsys):
     _fast_demo(monkeypatch)
-    path = tmp_path / "missing-dir" / "out.png"
-    assert main(["demo", "--plot", str(path)]) == 2
+    target = tmp_path / "a-directory.png"
+    target.mkdir()  # exists, but a directory: writing the PNG fails
+    assert main(["demo", "--plot", str(target)]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_demo_refuses_a_missing_directory_before_running(monkeypatch, tmp_path):
+    import skprivcov.__main__ as cli
+
+    def must_not_run(n_repeats):
+        raise AssertionError("the demo ran before the path was checked")
+
+    monkeypatch.setattr(cli, "run_demo", must_not_run)
+    path = tmp_path / "missing-dir" / "out.png"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--plot", str(path)])
+    assert exit_info.value.code == 2
 
 
 @pytest.mark.parametrize(
