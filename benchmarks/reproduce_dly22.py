@@ -148,8 +148,19 @@ def sweep_panels(key, *, n, d, bins, budget, budget_name, sweeps):
     return panels
 
 
-def _ratio(panel, a, b, x):
-    return mean_at(panel, a, x) / mean_at(panel, b, x)
+def _end_ratios(panel, small):
+    """``small``/SeparateCov at the first and last points of ``panel``, and a
+    sentence stating both."""
+    first, last = panel.points[0].x, panel.points[-1].x
+    low, high = (
+        mean_at(panel, small, x) / mean_at(panel, "SeparateCov", x)
+        for x in (first, last)
+    )
+    detail = (
+        f"{small}/SeparateCov = {low:.2f} at {panel.xlabel} = {first:g}, "
+        f"{high:.2f} at {panel.xlabel} = {last:g}"
+    )
+    return low, high, detail
 
 
 def _adaptive_claim(panels, pair):
@@ -193,55 +204,42 @@ def _always_better(panels, winner, loser):
     )
 
 
-def _crossover_claims(panels, small, large):
-    """Gauss-type (small) wins at the smallest d, Separate wins at the largest d."""
+def _crossover_claims(panels, small):
+    """``small`` wins at the smallest d, SeparateCov much more so at the largest."""
     claims = []
     for panel in panels:
-        first, last = panel.points[0].x, panel.points[-1].x
-        low = _ratio(panel, small, "SeparateCov", first)
-        high = _ratio(panel, small, "SeparateCov", last)
+        low, high, detail = _end_ratios(panel, small)
         claims.append(
             (
                 f"{panel.title}: {small} is better than SeparateCov at low d and "
                 "SeparateCov much better at high d",
                 low <= 1.0 and high > 1.5,
-                f"{small}/SeparateCov = {low:.2f} at d = {first:g}, "
-                f"{high:.2f} at d = {last:g}",
+                detail,
             )
         )
     return claims
 
 
 def _gains_with_d(panel, small):
-    first, last = panel.points[0].x, panel.points[-1].x
-    low = _ratio(panel, small, "SeparateCov", first)
-    high = _ratio(panel, small, "SeparateCov", last)
-    return (
-        f"{panel.title}: SeparateCov gains on {small} as d grows",
-        high > low,
-        f"{small}/SeparateCov = {low:.2f} at d = {first:g}, {high:.2f} at d = {last:g}",
-    )
+    low, high, detail = _end_ratios(panel, small)
+    return f"{panel.title}: SeparateCov gains on {small} as d grows", high > low, detail
 
 
 def _trend_claims(panels, small, direction):
     """SeparateCov gains on ``small`` as d grows, n shrinks, the budget shrinks."""
     claims = []
     for panel in panels:
-        parameter = panel.key.rsplit("-", 1)[1]
+        parameter = panel.xlabel
         if parameter not in direction:
             continue
-        first, last = panel.points[0].x, panel.points[-1].x
-        ratios = (_ratio(panel, small, "SeparateCov", first),)
-        ratios += (_ratio(panel, small, "SeparateCov", last),)
+        low, high, detail = _end_ratios(panel, small)
         grows = direction[parameter]
-        ok = ratios[1] > ratios[0] if grows else ratios[1] < ratios[0]
         claims.append(
             (
                 f"SeparateCov gains on {small} as {parameter} "
                 f"{'grows' if grows else 'shrinks'}",
-                ok,
-                f"{small}/SeparateCov = {ratios[0]:.2f} at {parameter} = {first:g}, "
-                f"{ratios[1]:.2f} at {parameter} = {last:g}",
+                high > low if grows else high < low,
+                detail,
             )
         )
     return claims
@@ -289,7 +287,7 @@ def figure_2(args):
         panels,
         zcdp_estimators,
         lambda: [
-            *_crossover_claims(panels, "GaussCov", "SeparateCov"),
+            *_crossover_claims(panels, "GaussCov"),
             _adaptive_claim(panels, ("GaussCov", "SeparateCov")),
             _always_better(panels, "SeparateCov", "EMCov"),
         ],

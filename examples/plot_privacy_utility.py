@@ -237,9 +237,9 @@ print(calibrated.fit(X).privacy_spent_)
 # spends half of ε on the eigenvalues and splits the other half among the 65
 # eigenvectors of the augmented matrix (about ε/130 each), too little at
 # n = 1797 to find even that direction, and a wrong mean ruins the centred
-# covariance, as explained above. EMCov is a mechanism for data of small trace and large n
-# (``docs/iterative.rst``); for a centred covariance at budgets like these,
-# use another.
+# covariance, as explained above. EMCov is a mechanism for data of small trace
+# and large n (``docs/iterative.rst``); for a centred covariance at budgets
+# like these, use another.
 #
 # To draw such curves for your own data, use public or synthetic data of the
 # same shape and bounds: running them on the private data would spend its
