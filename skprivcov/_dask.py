@@ -11,7 +11,6 @@ the release is computed on the driver.
 import sys
 
 import numpy as np
-from scipy import sparse
 
 __all__ = ["check_dask_array", "is_dask_array", "reduce_blocks"]
 
@@ -26,8 +25,9 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
     """Checks of ``sklearn.utils.check_array`` for a dask array, without loading it.
 
     2-D, known shape, numeric (integers and booleans become float64 lazily;
-    float32 and float64 are kept), enough rows and columns, and finite: the
-    last reads X once, on the cluster, before any privacy is spent.
+    float32 and float64 are kept), enough rows and columns. These are public
+    facts: no value of X is read (ALGORITHMS.md §13.2). The values are checked
+    in the first statistics pass, after the budget is charged.
 
     Returns
     -------
@@ -60,16 +60,7 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
             f"Found array with {n_features} feature(s) (shape={X.shape}) while a "
             f"minimum of {ensure_min_features} is required by {owner}."
         )
-    (non_finite,) = reduce_blocks(X, _count_non_finite)
-    if non_finite:
-        raise ValueError("Input X contains NaN or infinity.")
     return X
-
-
-def _count_non_finite(block):
-    """(number of NaN or infinite entries,) of a numpy or scipy.sparse block."""
-    values = block.data if sparse.issparse(block) else block
-    return (int(np.count_nonzero(~np.isfinite(values))),)
 
 
 def _add(left, right):

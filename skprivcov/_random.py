@@ -1,19 +1,89 @@
-"""The single source of randomness of a fit."""
+"""The single source of randomness of a fit, and of everything else.
+
+A release draws its noise from :func:`release_generator`, which accepts only
+``None`` (fresh OS entropy) or a non-negative int (a reproducible experiment).
+A numpy ``Generator`` or ``RandomState`` object is refused as the
+``random_state`` of anything that releases: ``sklearn.clone`` deep-copies it,
+so every clone (each fold and the refit of a search, each pickled copy in a
+worker) would replay the same stream and draw the same noise, and the
+difference of two such releases is noise-free (docs/threat_model.rst,
+ALGORITHMS.md §13.4). :func:`check_generator` keeps accepting them for what
+releases nothing (the synthetic data generators).
+"""
 
 import numbers
 
 import numpy as np
 
-__all__ = ["check_generator"]
+__all__ = [
+    "check_generator",
+    "derived_generator",
+    "release_generator",
+    "seed_description",
+]
+
+
+def release_generator(random_state):
+    """The generator of one release's noise.
+
+    Parameters
+    ----------
+    random_state : None or int >= 0
+        None seeds a new generator from OS entropy (never from numpy's global
+        state), so no two fits share noise; an int seeds ``default_rng`` for
+        reproducible experiments (two fits with the same int draw the same
+        noise).
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, numbers.Integral) and not isinstance(
+        random_state, bool
+    ):
+        if random_state < 0:
+            raise ValueError(f"A seed must be an int >= 0, got {random_state}.")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        "random_state must be None (fresh OS entropy, for real releases) or an "
+        "int >= 0 (reproducible experiments); a numpy Generator or RandomState "
+        f"is refused, got {type(random_state).__name__}: clone() copies it, and "
+        "every copy would draw the same noise."
+    )
+
+
+def seed_description(random_state):
+    """What the ledger and the records may say of a seed: how it was set, never
+    its value (with the seed anyone could regenerate the noise)."""
+    return "fresh OS entropy" if random_state is None else "fixed seed"
+
+
+# Tags the streams that must never become noise (ALGORITHMS.md §13.1): a
+# diagnostic run seeded with the same int as a release draws other numbers.
+_DIAGNOSTIC_STREAM = 0x5EED_D1A6
+
+
+def derived_generator(random_state, purpose=_DIAGNOSTIC_STREAM):
+    """A generator independent of ``release_generator(random_state)``.
+
+    None gives fresh OS entropy; an int s gives the stream of the seed sequence
+    (s, spawn key ``purpose``), which shares nothing with ``default_rng(s)``.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    sequence = np.random.SeedSequence(int(random_state), spawn_key=(purpose,))
+    return np.random.default_rng(sequence)
 
 
 def check_generator(random_state):
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 
-    ``None`` seeds a new generator from OS entropy (not from numpy's global
-    state); an int seeds ``default_rng``; a Generator is used as is (and so is
-    advanced); a legacy ``RandomState`` is consumed for a 128-bit seed, so that
-    scikit-learn style instances keep working.
+    For what releases nothing (synthetic data). ``None`` seeds a new generator
+    from OS entropy; an int seeds ``default_rng``; a Generator is used as is
+    (and so is advanced); a legacy ``RandomState`` is consumed for a 128-bit
+    seed.
     """
     if random_state is None or isinstance(random_state, numbers.Integral):
         return np.random.default_rng(random_state)
@@ -23,5 +93,5 @@ def check_generator(random_state):
         return np.random.default_rng(int.from_bytes(random_state.bytes(16), "little"))
     raise TypeError(
         "random_state must be None, an int, a numpy Generator or RandomState; "
-        f"got {random_state!r}."
+        f"got {type(random_state).__name__}."
     )

@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from skprivcov.covariance import (
     ZeroCovariance,
 )
 from skprivcov.covariance._base import public_parameters
+from skprivcov.privacy import CAVEATS
 
 __all__ = ["MECHANISMS", "ReleaseError", "add_release_arguments", "run_release"]
 
@@ -81,6 +83,13 @@ def add_release_arguments(parser):
         help="release the second moment XᵀX/n instead of the centred covariance",
     )
     parser.add_argument(
+        "--nonfinite",
+        choices=("raise", "zero"),
+        default="raise",
+        help="a row with a NaN or infinite entry: refuse the file (after the "
+        "budget is spent) or treat the row as zeros (default raise)",
+    )
+    parser.add_argument(
         "--skip-header",
         action="store_true",
         help="the CSV file's first line holds column names",
@@ -98,19 +107,30 @@ def add_release_arguments(parser):
 
 
 def _read_rows(path, skip_header):
+    """The rows of the file. A parse failure is reported without the text of
+    the failing cell or line (no message ever contains a data value,
+    ALGORITHMS.md §13.1)."""
     if not path.is_file():
         raise ReleaseError(f"no such file: {path}")
     suffix = path.suffix.lower()
+    if suffix not in (".npy", ".csv"):
+        raise ReleaseError(f"the input must be a .csv or .npy file, got {path}")
     try:
-        if suffix == ".npy":
-            return np.load(path, mmap_mode="r", allow_pickle=False)
-        if suffix == ".csv":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. numpy's "input contained no data"
+            if suffix == ".npy":
+                return np.load(path, mmap_mode="r", allow_pickle=False)
             return np.loadtxt(
                 path, delimiter=",", skiprows=int(skip_header), ndmin=2, dtype=float
             )
-    except (ValueError, OSError) as error:
-        raise ReleaseError(f"cannot read {path} as rows of numbers: {error}") from None
-    raise ReleaseError(f"the input must be a .csv or .npy file, got {path}")
+    except (ValueError, OSError, EOFError):
+        hint = (
+            "" if skip_header else "; pass --skip-header if its first line holds names"
+        )
+        raise ReleaseError(
+            f"cannot read {path} as a table of numbers (a cell is not a number, "
+            f"or the rows have different lengths){hint}"
+        ) from None
 
 
 def _output_paths(args):
@@ -140,6 +160,7 @@ def _estimator(args):
         **budget,
         norm_bound=args.norm_bound,
         assume_centered=args.assume_centered,
+        nonfinite=args.nonfinite,
         random_state=args.seed,
     )
 
@@ -175,6 +196,7 @@ def _record(args, estimator, input_path, output):
             "rho": spent.rho,
             "epsilon": spent.epsilon,
             "delta": spent.delta,
+            "caveats": {code: CAVEATS[code] for code in spent.caveats},
             "description": str(spent),
         },
         "n_features": int(estimator.n_features_in_),
@@ -195,7 +217,10 @@ def run_release(args):
         rows = _read_rows(args.input, args.skip_header)
         estimator.fit(rows)
     except (ValueError, TypeError) as error:
-        raise ReleaseError(str(error).strip()) from None
+        # skprivcov's messages name problems, never data values (§13.1); the
+        # first line is the whole of it.
+        message = str(error).strip().splitlines()[0]
+        raise ReleaseError(message.replace("nonfinite=", "--nonfinite ")) from None
     covariance = estimator.covariance_
     record = _record(args, estimator, args.input, output)
 

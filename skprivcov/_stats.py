@@ -11,12 +11,27 @@ it (Clip(x, B)/B, ALGORITHMS.md §3.3). X is never copied whole:
 * dask arrays are reduced block by block on the cluster (the numpy or sparse
   path on each block), the partial sums added in a fixed tree (``_dask``).
 
+Every format clips by the norm of the row as it is multiplied (§13.3): sparse
+blocks are made canonical (duplicates summed) and their norms taken in float64
+(``_clipping``). A non-canonical CSC matrix is copied once, to canonical form.
+
+Data values are checked here, in the first pass, after the budget is charged
+(§13.2): a row with a NaN or infinite entry makes the pass refuse the data
+(``nonfinite="raise"``, after reading all of it) or count as a row of zeros
+(``nonfinite="zero"``, a public per-row rule).
+
+The squared norms ‖z_i‖² are also summed **exactly**, for the private traces
+(§13.6): each is floored to a multiple of 2^−52 (a function of its row alone,
+so the sensitivity is unchanged) and the integers are added in two 26-bit
+halves, which float64 adds without rounding in any order.
+
 Sums are accumulated in float64 whatever the input dtype. The work done does not
 depend on which rows are clipped (only on the shape, and for sparse input on the
-non-zeros), except for rows of zeros and rows with entries beyond ~1e154 or
-below ~1e−154 (see ``_row_norms``).
+non-zeros), except for rows of zeros, rows with a non-finite entry, and rows
+with entries beyond ~1e154 or below ~1e−154 (see ``_clipping``).
 """
 
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -24,9 +39,11 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from skprivcov import _dask
+from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov._symmetric import mirror_upper, symmetrize
 
 __all__ = [
+    "NONFINITE_RULES",
     "NormProfile",
     "SufficientStatistics",
     "norm_profile",
@@ -38,6 +55,12 @@ __all__ = [
 _CHUNK_BYTES = 1 << 25
 _CHUNK_VALUES = _CHUNK_BYTES // 8
 
+NONFINITE_RULES = ("raise", "zero")
+
+# Exact sums of squared norms in [0, 1]: units of 2^−52, in 26-bit halves.
+UNIT_BITS = 52
+_HALF_BITS = 26
+
 
 class SufficientStatistics(NamedTuple):
     """Statistics of the unit-ball rows z_i.
@@ -45,11 +68,19 @@ class SufficientStatistics(NamedTuple):
     second_moment : (1/n) Σ z_i z_iᵀ, exactly symmetric.
     mean : (1/n) Σ z_i, or None when not requested.
     n_samples : n.
+    squared_units : Σ ⌊‖z_i‖²·2^52⌋, an exact int (see :attr:`trace`).
     """
 
     second_moment: np.ndarray
     mean: np.ndarray | None
     n_samples: int
+    squared_units: int
+
+    @property
+    def trace(self):
+        """(1/n) Σ ‖z_i‖², each term floored to a multiple of 2^−52, as an exact
+        Fraction: replacing one row moves it by at most 1/n exactly."""
+        return Fraction(self.squared_units, self.n_samples << UNIT_BITS)
 
 
 def _rows_per_chunk(n_features, chunk_rows):
@@ -73,60 +104,48 @@ def _sparse_blocks(indptr, max_lines):
         start = stop
 
 
-def _squared_row_norms(chunk):
-    if sparse.issparse(chunk):
-        return np.asarray(chunk.multiply(chunk).sum(axis=1), dtype=float).ravel()
-    return np.einsum("ij,ij->i", chunk, chunk, dtype=np.float64)
+# Values summed at once (fewer than 2^27 halves below 2^26 each stay below
+# 2^53); small, to keep the temporaries of a long CSC column of norms small.
+_SLICE = 1 << 13
 
 
-# Squared norms at or above 2^−960 lost at most d·2^−62 of their value to
-# underflowing terms; below it (or on overflow) the norm is recomputed.
-_SMALLEST_SAFE_SQUARE = 2.0**-960
+def _halves(squares):
+    """⌊s·2^52⌋ of each s in [0, 1], split into (high, low) 26-bit halves.
 
-
-def _row_norms(rows, squared=None):
-    """ℓ2 row norms, right for entries beyond 1e154 and below 1e−154.
-
-    Σx² overflows for huge entries and underflows for tiny ones; a norm computed
-    as 0 for a row of tiny entries would let the row escape a tiny bound's
-    clipping. Those rows (rare, and rows of zeros) are rescaled by their largest
-    entry. ``squared`` are the squared norms when already summed (CSC input).
+    s·2^52 is exact (a power-of-two scaling) and so are the floor and the
+    split; float64 sums of fewer than 2^27 halves stay below 2^53, so they are
+    exact whatever the order of addition.
     """
-    if squared is None:
-        squared = _squared_row_norms(rows)
-    norms = np.sqrt(squared)
-    unsafe = np.flatnonzero(~(_SMALLEST_SAFE_SQUARE <= squared) | np.isinf(squared))
-    if unsafe.size:
-        extreme = abs(rows[unsafe])
-        if sparse.issparse(extreme):
-            peak = extreme.max(axis=1).toarray().ravel()
-            scaled = sparse.diags_array(1.0 / np.where(peak > 0, peak, 1.0)) @ extreme
-            norms[unsafe] = peak * np.sqrt(_squared_row_norms(scaled))
-        else:
-            extreme = np.asarray(extreme, dtype=float)
-            peak = extreme.max(axis=1)
-            scaled = extreme / np.where(peak > 0, peak, 1.0)[:, None]
-            norms[unsafe] = peak * np.linalg.norm(scaled, axis=1)
-    return norms
+    units = np.floor(squares * 2.0**UNIT_BITS)
+    high = np.floor(units * 2.0**-_HALF_BITS)
+    return high, units - high * 2.0**_HALF_BITS
 
 
-def _csc_row_norms(X):
-    """Row norms of a CSC matrix: squared entries summed per row, one column
-    block at a time."""
-    squared = np.zeros(X.shape[0])
-    for start, stop in _sparse_blocks(X.indptr, X.shape[1]):
-        low, high = X.indptr[start], X.indptr[stop]
-        values = X.data[low:high].astype(float)
-        with np.errstate(over="ignore"):  # rows that overflow are redone below
-            squared += np.bincount(
-                X.indices[low:high], weights=values * values, minlength=X.shape[0]
-            )
-    return _row_norms(X, squared)
+def _square_units(squares):
+    """Σ⌊s·2^52⌋ over ``squares`` (values in [0, 1]), as an exact int."""
+    total = 0
+    for start in range(0, squares.size, _SLICE):
+        high, low = _halves(squares[start : start + _SLICE])
+        total += (int(high.sum()) << _HALF_BITS) + int(low.sum())
+    return total
 
 
-def _inverse_scales(chunk, norm_bound):
-    """1/max(‖x‖, B) per row: the factor that brings each row into the unit ball."""
-    return 1.0 / np.maximum(_row_norms(chunk), norm_bound)
+def _unit_norms(norms, factors, norm_bound):
+    """min(‖x‖/B, 1) per row, 0 for rows that count as zero (factor 0)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        unit = np.minimum(norms / norm_bound, 1.0)
+    unit[factors == 0.0] = 0.0
+    return unit
+
+
+def _trace_units(norms, factors, norm_bound):
+    """Σ⌊‖z‖²·2^52⌋ over the rows, ‖z‖ = min(‖x‖/B, 1) (0 for zero rows)."""
+    total = 0
+    for start in range(0, norms.size, _SLICE):
+        part = slice(start, start + _SLICE)
+        unit = _unit_norms(norms[part], factors[part], norm_bound)
+        total += _square_units(unit * unit)
+    return total
 
 
 def _dense_chunks(X, chunk_rows):
@@ -150,7 +169,7 @@ def _dense_chunks(X, chunk_rows):
         yield rows
 
 
-def _dense_gram(X, norm_bound, chunk_rows, with_mean):
+def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
     """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk).
 
     Every chunk is scaled row by row into one reused buffer, whether or not it
@@ -164,9 +183,17 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean):
     gram = np.zeros((n_features, n_features), order="F")
     total = np.zeros(n_features) if with_mean else None
     scaled = np.empty((min(chunk_rows, n_samples), n_features))
+    units, n_bad = 0, 0
     for chunk in _dense_chunks(X, chunk_rows):
-        inverse = _inverse_scales(chunk, norm_bound)
-        rows = np.multiply(chunk, inverse[:, None], out=scaled[: len(chunk)])
+        norms = row_norms(chunk)
+        factors = unit_ball_factors(norms, norm_bound)
+        with np.errstate(invalid="ignore"):
+            rows = np.multiply(chunk, factors[:, None], out=scaled[: len(chunk)])
+        bad = np.flatnonzero(np.isnan(norms))
+        n_bad += bad.size
+        if nonfinite == "zero":
+            rows[bad] = 0.0
+        units += _trace_units(norms, factors, norm_bound)
         # rows.T is Fortran-ordered: BLAS reads it in place.
         gram = blas.dsyrk(1.0, rows.T, beta=1.0, c=gram, trans=0, overwrite_c=1)
         if with_mean:
@@ -174,28 +201,56 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean):
             total = blas.dgemv(1.0, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
     # dsyrk wrote the upper triangle only. The transpose of the symmetric
     # Fortran-ordered result is the same matrix, C-ordered, without a copy.
-    return mirror_upper(gram).T, total
+    return mirror_upper(gram).T, total, units, n_bad
 
 
-def _csr_gram(X, norm_bound, chunk_rows, with_mean):
+def _csr_block(X, start, stop):
+    """Rows start:stop of a CSR matrix as a new canonical float64 CSR matrix
+    (duplicates summed: the rows as every product reads them)."""
+    low, high = X.indptr[start], X.indptr[stop]
+    block = sparse.csr_matrix(
+        (
+            X.data[low:high].astype(np.float64),
+            X.indices[low:high],
+            X.indptr[start : stop + 1] - low,
+        ),
+        shape=(stop - start, X.shape[1]),
+    )
+    return canonical_sparse(block)
+
+
+def _scaled_csr_block(block, norm_bound, nonfinite):
+    """(the block's rows z, their squared-norm units, non-finite rows)."""
+    norms = row_norms(block)
+    factors = unit_ball_factors(norms, norm_bound)
+    lengths = np.diff(block.indptr)
+    # Each stored value times its row's factor: the same non-zeros.
+    with np.errstate(invalid="ignore"):
+        values = block.data * np.repeat(factors, lengths)
+    bad = np.isnan(norms)
+    if nonfinite == "zero" and bad.any():
+        values[np.repeat(bad, lengths)] = 0.0
+    rows = sparse.csr_matrix((values, block.indices, block.indptr), shape=block.shape)
+    return rows, _trace_units(norms, factors, norm_bound), int(bad.sum())
+
+
+def _csr_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
     """Σ z zᵀ (and Σ z) for a CSR matrix, row block by row block."""
     n_samples, n_features = X.shape
     gram = np.zeros((n_features, n_features))
     total = np.zeros(n_features) if with_mean else None
+    units, n_bad = 0, 0
     for start, stop in _sparse_blocks(X.indptr, chunk_rows or n_samples):
-        chunk = X[start:stop]
-        # Each stored value times its row's factor (float64 whatever the dtype
-        # of X): the same non-zeros, no sparse product.
-        factors = np.repeat(_inverse_scales(chunk, norm_bound), np.diff(chunk.indptr))
-        rows = sparse.csr_matrix(
-            (chunk.data * factors, chunk.indices, chunk.indptr), shape=chunk.shape
+        rows, block_units, block_bad = _scaled_csr_block(
+            _csr_block(X, start, stop), norm_bound, nonfinite
         )
+        units, n_bad = units + block_units, n_bad + block_bad
         # Densified before adding: a dense add beats scattering the
         # non-zeros into the Gram matrix (7x at d = 4096).
         gram += (rows.T @ rows).toarray()
         if with_mean:
             total += np.asarray(rows.sum(axis=0)).ravel()
-    return symmetrize(gram), total
+    return symmetrize(gram), total, units, n_bad
 
 
 # Rows whose 1/max(‖x‖, B) lies outside [2^−500, 2^500] (entries beyond ~1e150,
@@ -204,49 +259,73 @@ def _csr_gram(X, norm_bound, chunk_rows, with_mean):
 _EXTREME_SCALE = 2.0**500
 
 
-def _csc_gram(X, norm_bound, chunk_columns, with_mean):
+def _csc_factors(X, norm_bound, nonfinite):
+    """(X ready for the products, factors, trace units, non-finite row count).
+
+    The row norms take one pass over the columns and O(n) memory. Under
+    ``nonfinite="zero"`` the entries of non-finite rows are zeroed in a copy
+    of the values (0·NaN would be NaN).
+    """
+    blocks = _sparse_blocks(X.indptr, X.shape[1])
+    norms = row_norms(X, column_blocks=blocks)
+    factors = unit_ball_factors(norms, norm_bound)
+    bad = np.isnan(norms)
+    if nonfinite == "zero" and bad.any():
+        X = sparse.csc_matrix(
+            (np.where(bad[X.indices], 0.0, X.data), X.indices, X.indptr),
+            shape=X.shape,
+        )
+    units = _trace_units(norms, factors, norm_bound)
+    return X, factors, units, int(bad.sum())
+
+
+def _csc_gram(X, norm_bound, chunk_columns, with_mean, nonfinite):
     """Σ z zᵀ (and Σ z) for a CSC matrix, column block by column block.
 
     Column block J of the Gram matrix is Xᵀ·D²·X_J with D = diag(1/max(‖x‖, B)):
-    only the block X_J is copied (weighted); Xᵀ is a view (CSR) of X. The row
-    norms come first, from one pass over the columns, and take O(n) memory.
+    only the block X_J is copied (weighted); Xᵀ is a view (CSR) of X.
     """
     n_samples, n_features = X.shape
-    inverse = 1.0 / np.maximum(_csc_row_norms(X), norm_bound)
-    extreme = (inverse < 1.0 / _EXTREME_SCALE) | (inverse > _EXTREME_SCALE)
-    weights = np.where(extreme, 0.0, np.minimum(inverse, _EXTREME_SCALE) ** 2)
+    X = canonical_sparse(X)
+    X, factors, units, n_bad = _csc_factors(X, norm_bound, nonfinite)
+    extreme = (factors > 0.0) & (
+        (factors < 1.0 / _EXTREME_SCALE) | (factors > _EXTREME_SCALE)
+    )
+    weights = np.where(extreme, 0.0, np.minimum(factors, _EXTREME_SCALE) ** 2)
     gram = np.zeros((n_features, n_features))
     # A block of the Gram matrix is dense: d × width values, ~32 MiB by default.
     width = chunk_columns or _rows_per_chunk(n_features, None)
     for start, stop in _sparse_blocks(X.indptr, width):
         low, high = X.indptr[start], X.indptr[stop]
         indices = X.indices[low:high]
+        with np.errstate(invalid="ignore"):
+            values = X.data[low:high] * weights[indices]
         block = sparse.csc_matrix(
-            (
-                X.data[low:high] * weights[indices],
-                indices,
-                X.indptr[start : stop + 1] - low,
-            ),
+            (values, indices, X.indptr[start : stop + 1] - low),
             shape=(n_samples, stop - start),
         )
         gram[:, start:stop] = (X.T @ block).toarray()
     if extreme.any():
-        # Rare, like the overflow path of _row_norms: scaled before the product.
-        rows = X[np.flatnonzero(extreme)].toarray() * inverse[extreme, None]
+        # Rare, like the overflow path of the norms: scaled before the product.
+        rows = X[np.flatnonzero(extreme)].toarray() * factors[extreme, None]
         gram += rows.T @ rows
-    total = X.T @ inverse if with_mean else None
-    return symmetrize(gram), total
+    total = None
+    if with_mean:
+        with np.errstate(invalid="ignore"):
+            total = X.T @ factors
+    return symmetrize(gram), total, units, n_bad
 
 
-def _gram_sums(X, norm_bound, chunk_rows, with_mean):
-    """(Σ z zᵀ, Σ z or None) over the rows of an array, memmap or sparse matrix."""
+def _gram_sums(X, norm_bound, chunk_rows, with_mean, nonfinite):
+    """(Σ z zᵀ, Σ z or None, Σ⌊‖z‖²·2^52⌋, non-finite rows) over the rows of an
+    array, memmap or sparse matrix."""
     if not sparse.issparse(X):
         return _dense_gram(
-            X, norm_bound, _rows_per_chunk(X.shape[1], chunk_rows), with_mean
+            X, norm_bound, _rows_per_chunk(X.shape[1], chunk_rows), with_mean, nonfinite
         )
     if X.format == "csc":
-        return _csc_gram(X, norm_bound, chunk_rows, with_mean)
-    return _csr_gram(X.tocsr(), norm_bound, chunk_rows, with_mean)
+        return _csc_gram(X, norm_bound, chunk_rows, with_mean, nonfinite)
+    return _csr_gram(X.tocsr(), norm_bound, chunk_rows, with_mean, nonfinite)
 
 
 def _reduce(X, sums, *args):
@@ -256,18 +335,39 @@ def _reduce(X, sums, *args):
     return sums(X, *args)
 
 
-def unit_ball_statistics(X, norm_bound, *, with_mean=False, chunk_rows=None):
+def _check_rule(nonfinite):
+    if nonfinite not in NONFINITE_RULES:
+        raise ValueError(f"nonfinite must be one of {NONFINITE_RULES}.")
+
+
+def _refuse_nonfinite(n_bad, nonfinite):
+    """The data-dependent refusal of ``nonfinite="raise"``, after a full pass."""
+    if n_bad and nonfinite == "raise":
+        raise ValueError(
+            "Input X contains NaN or infinity in at least one row. This is "
+            "checked after the budget is charged, so the fit has spent it; "
+            "nonfinite='zero' treats such rows as rows of zeros instead."
+        )
+
+
+def unit_ball_statistics(
+    X, norm_bound, *, with_mean=False, nonfinite="raise", chunk_rows=None
+):
     """Second moment (and mean) of the rows of X brought into the unit ball.
 
     Parameters
     ----------
     X : ndarray, memmap, sparse matrix or dask array of shape (n_samples, \
             n_features)
-        Validated, finite input (float64 or float32).
+        Validated numeric input (float64 or float32); its values are checked
+        here.
     norm_bound : float
         Public ℓ2 bound B on the rows.
     with_mean : bool, default=False
         Also return the mean of the unit-ball rows.
+    nonfinite : {"raise", "zero"}, default="raise"
+        What a row with a NaN or infinite entry does: refuse the data (after
+        the whole pass) or count as a row of zeros.
     chunk_rows : int, default=None
         Rows per chunk (columns per block for CSC input); by default about
         32 MiB of float64 values per chunk.
@@ -276,10 +376,14 @@ def unit_ball_statistics(X, norm_bound, *, with_mean=False, chunk_rows=None):
     -------
     stats : SufficientStatistics
     """
+    _check_rule(nonfinite)
     n_samples = X.shape[0]
-    gram, total = _reduce(X, _gram_sums, float(norm_bound), chunk_rows, with_mean)
+    gram, total, units, n_bad = _reduce(
+        X, _gram_sums, float(norm_bound), chunk_rows, with_mean, nonfinite
+    )
+    _refuse_nonfinite(n_bad, nonfinite)
     mean = total / n_samples if with_mean else None
-    return SufficientStatistics(gram / n_samples, mean, n_samples)
+    return SufficientStatistics(gram / n_samples, mean, n_samples, int(units))
 
 
 # Exponents e = ceil(log2 ‖z‖) of non-zero float64 norms in the unit ball lie in
@@ -293,13 +397,15 @@ class NormProfile(NamedTuple):
 
     exponents : the integers e from −1074 to 0 (ascending).
     counts : number of rows with each exponent (rows of norm 0 excluded).
-    squared_norms : Σ‖z_i‖² over the rows with each exponent.
+    squared_units : per exponent e, Σ⌊(‖z_i‖·2^{−e})²·2^52⌋ over its rows, an
+        exact int (object array): ‖z_i‖² relative to the top of its bucket,
+        floored to a multiple of 2^−52.
     n_samples : n, rows of norm 0 included.
     """
 
     exponents: np.ndarray
     counts: np.ndarray
-    squared_norms: np.ndarray
+    squared_units: np.ndarray
     n_samples: int
 
 
@@ -312,44 +418,61 @@ def _ceil_log2(norms):
 def _norm_chunks(X, chunk_rows):
     """The row norms of X, chunk by chunk (all at once for CSC input)."""
     if sparse.issparse(X) and X.format == "csc":
-        yield _csc_row_norms(X)
+        X = canonical_sparse(X)
+        yield row_norms(X, column_blocks=_sparse_blocks(X.indptr, X.shape[1]))
         return
     if not sparse.issparse(X):
         for rows in _dense_chunks(X, _rows_per_chunk(X.shape[1], chunk_rows)):
-            yield _row_norms(rows)
+            yield row_norms(rows)
         return
     X = X.tocsr()
     for start, stop in _sparse_blocks(X.indptr, chunk_rows or X.shape[0]):
-        yield _row_norms(X[start:stop])
+        yield row_norms(_csr_block(X, start, stop))
 
 
 def _profile_sums(X, norm_bound, chunk_rows):
-    """(counts, Σ‖z‖²) per exponent of the unit-ball row norms."""
+    """(counts, squared units in 26-bit halves, non-finite rows) per exponent of
+    the unit-ball row norms."""
     counts = np.zeros(_N_EXPONENTS, dtype=np.int64)
-    squared = np.zeros(_N_EXPONENTS)
-    for norms in _norm_chunks(X, chunk_rows):
-        norms = np.minimum(norms / norm_bound, 1.0)
-        norms = norms[norms > 0.0]
-        index = _ceil_log2(norms) - _SMALLEST_EXPONENT
-        counts += np.bincount(index, minlength=_N_EXPONENTS)
-        squared += np.bincount(index, weights=norms * norms, minlength=_N_EXPONENTS)
-    return counts, squared
+    high = np.zeros(_N_EXPONENTS, dtype=np.int64)
+    low = np.zeros(_N_EXPONENTS, dtype=np.int64)
+    n_bad = 0
+    for chunk in _norm_chunks(X, chunk_rows):
+        n_bad += int(np.isnan(chunk).sum())
+        for start in range(0, chunk.size, _SLICE):
+            norms = chunk[start : start + _SLICE]
+            unit = _unit_norms(norms, unit_ball_factors(norms, norm_bound), norm_bound)
+            unit = unit[unit > 0.0]
+            exponent = _ceil_log2(unit)
+            index = exponent - _SMALLEST_EXPONENT
+            counts += np.bincount(index, minlength=_N_EXPONENTS)
+            # ‖z‖·2^{−e} ∈ (½, 1] exactly (ldexp), so its square is in (¼, 1].
+            halves = _halves(np.ldexp(unit, -exponent) ** 2)
+            for total, part in zip((high, low), halves, strict=True):
+                # Per bin below 2^53 (fewer than 2^27 halves): exact.
+                total += np.bincount(
+                    index, weights=part, minlength=_N_EXPONENTS
+                ).astype(np.int64)
+    return counts, high, low, n_bad
 
 
-def norm_profile(X, norm_bound, *, chunk_rows=None):
+def norm_profile(X, norm_bound, *, nonfinite="raise", chunk_rows=None):
     """Histogram of the exponents of the unit-ball row norms, min(‖x‖/B, 1).
 
     One pass over the rows, O(d) work per row; what AdaptiveCovariance's
     private radius, private trace and threshold search need (ALGORITHMS.md §2,
-    §3.4–3.5).
+    §3.4–3.5). It reads the values of X, so it checks them (see
+    :func:`unit_ball_statistics`).
 
     Parameters
     ----------
     X : ndarray, memmap, sparse matrix or dask array of shape (n_samples, \
             n_features)
-        Validated, finite input.
+        Validated numeric input.
     norm_bound : float
         Public ℓ2 bound B on the rows.
+    nonfinite : {"raise", "zero"}, default="raise"
+        As in :func:`unit_ball_statistics`.
     chunk_rows : int, default=None
         Rows per chunk; by default about 32 MiB of float64 values per chunk.
 
@@ -357,6 +480,12 @@ def norm_profile(X, norm_bound, *, chunk_rows=None):
     -------
     profile : NormProfile
     """
-    counts, squared = _reduce(X, _profile_sums, float(norm_bound), chunk_rows)
+    _check_rule(nonfinite)
+    counts, high, low, n_bad = _reduce(X, _profile_sums, float(norm_bound), chunk_rows)
+    _refuse_nonfinite(n_bad, nonfinite)
+    squared_units = np.array(
+        [(int(h) << _HALF_BITS) + int(lo) for h, lo in zip(high, low, strict=True)],
+        dtype=object,
+    )
     exponents = np.arange(_SMALLEST_EXPONENT, 1)
-    return NormProfile(exponents, counts, squared, X.shape[0])
+    return NormProfile(exponents, counts, squared_units, X.shape[0])

@@ -72,3 +72,28 @@ def die_during_a_fit(path, ready_path):
     base.unit_ball_statistics = hang
     X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 3))
     GaussianCovariance(rho=0.25, accountant=PrivacyAccountant(path=path)).fit(X)
+
+
+# --- forked copies of an in-memory accountant (test_threat_model.py) -----------
+
+# Set by the test before forking: children inherit it without pickling.
+INHERITED = {}
+
+
+def fit_inherited(_=None):
+    """Fit the estimator inherited from the parent; return what happened."""
+    estimator, X = INHERITED["estimator"], INHERITED["X"]
+    try:
+        estimator.fit(X)
+    except RuntimeError as error:
+        return f"refused: {error}"
+    return "spent"
+
+
+def fit_inherited_to_queue(results):
+    results.put(fit_inherited())
+
+
+def release_of(estimator, X):
+    """Fit a (pickled) copy in a worker process and return its release."""
+    return estimator.fit(X).covariance_

@@ -1,4 +1,5 @@
-"""Bad input gets a clear error before any noise is drawn or budget spent."""
+"""Bad input gets a clear error: public problems before anything is spent,
+problems of the values after the charge (ALGORITHMS.md §13.2)."""
 
 import numpy as np
 import pytest
@@ -20,25 +21,44 @@ PRIVATE = [
 ]
 GOOD = np.random.default_rng(0).uniform(-0.3, 0.3, size=(20, 3))
 
+# Problems visible from public facts (shape, dtype kind): refused for free.
 BAD_DATA = {
-    "nan": (np.where(np.eye(20, 3) == 1, np.nan, GOOD), "NaN"),
-    "inf": (np.where(np.eye(20, 3) == 1, np.inf, GOOD), "infinity"),
     "empty": (np.empty((0, 3)), "0 sample"),
     "one row": (GOOD[:1], "1 sample"),
     "one feature": (GOOD[:, :1], "1 feature"),
-    "3-d": (GOOD.reshape(20, 3, 1), "dim 3"),
+    "3-d": (GOOD.reshape(20, 3, 1), "got 3D array"),
     "1-d": (GOOD[:, 0], "Expected 2D array"),
-    "strings": (np.array([["a", "b"], ["c", "d"]]), "could not convert"),
+    "scalar": (np.float64(3.0), "got scalar array"),
+    "strings": (np.array([["a", "b"], ["c", "d"]]), "needs numbers"),
+    "complex": (GOOD + 1j, "Complex data not supported"),
+    "dates": (np.zeros((4, 2), dtype="datetime64[s]"), "needs numbers"),
+}
+# Problems of the values: found after the charge, so they are paid for.
+BAD_VALUES = {
+    "nan": (np.where(np.eye(20, 3) == 1, np.nan, GOOD), ValueError, "NaN"),
+    "inf": (np.where(np.eye(20, 3) == 1, np.inf, GOOD), ValueError, "infinity"),
+    "a string in an object array": (
+        np.array([[0.1, "x"], [0.2, 0.3]], dtype=object),
+        ValueError,
+        "not a number",
+    ),
+    "a dict in an object array": (
+        np.array([[0.1, {}], [0.2, 0.3]], dtype=object),
+        TypeError,
+        "neither a string nor a number",
+    ),
+    "a ragged list": ([[0.1, 0.2], [0.3]], ValueError, "Expected 2D array"),
 }
 
 
 def _untouched(estimator, X, error, match):
-    """Fit raises and the estimator's generator has drawn nothing."""
-    rng = np.random.default_rng(0)
-    state = rng.bit_generator.state
+    """Fit raises before anything is spent, and fits nothing."""
+    accountant = PrivacyAccountant(rho=10.0)
+    est = clone(estimator).set_params(accountant=accountant)
     with pytest.raises(error, match=match):
-        clone(estimator).set_params(random_state=rng).fit(X)
-    assert rng.bit_generator.state == state
+        est.fit(X)
+    assert accountant.history() == []
+    assert not hasattr(est, "covariance_")
 
 
 @pytest.mark.parametrize("estimator", PRIVATE, ids=lambda e: type(e).__name__)
@@ -48,10 +68,43 @@ def test_bad_data(estimator, case):
     _untouched(estimator, X, ValueError, match)
 
 
+@pytest.mark.parametrize("estimator", PRIVATE, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("case", BAD_VALUES, ids=str)
+def test_bad_values_are_refused_after_the_charge(estimator, case):
+    X, error, match = BAD_VALUES[case]
+    budget = {"rho": 0.5} if "zcdp" in estimator._notions else {"epsilon": 0.5}
+    accountant = PrivacyAccountant(rho=10.0)
+    est = clone(estimator).set_params(accountant=accountant, **budget)
+    with pytest.raises(error, match=match):
+        est.fit(X)
+    charged = [record.parameter for record in accountant.history()]
+    # A ragged list is a public fact (its shape): refused before the charge.
+    assert charged == ([] if case == "a ragged list" else [0.5])
+    assert not hasattr(est, "covariance_")
+
+
 BAD_PARAMETERS = [
     ({"rho": 0.0}, InvalidParameterError, "'rho' parameter"),
     ({"rho": -1.0}, InvalidParameterError, "'rho' parameter"),
+    ({"rho": 1e-31}, InvalidParameterError, "'rho' parameter"),
+    ({"rho": np.inf}, InvalidParameterError, "'rho' parameter"),
     ({"epsilon": 0.0}, InvalidParameterError, "'epsilon' parameter"),
+    ({"epsilon": 2e30}, InvalidParameterError, "'epsilon' parameter"),
+    ({"norm_bound": 1e-31}, InvalidParameterError, "'norm_bound' parameter"),
+    ({"norm_bound": 1.3e154}, InvalidParameterError, "'norm_bound' parameter"),
+    ({"norm_bound": np.inf}, InvalidParameterError, "'norm_bound' parameter"),
+    ({"nonfinite": "ignore"}, InvalidParameterError, "'nonfinite' parameter"),
+    (
+        {"random_state": np.random.default_rng(0)},
+        InvalidParameterError,
+        "'random_state' parameter",
+    ),
+    (
+        {"random_state": np.random.RandomState(0)},
+        InvalidParameterError,
+        "'random_state' parameter",
+    ),
+    ({"random_state": -1}, InvalidParameterError, "'random_state' parameter"),
     ({"epsilon": 1.0, "delta": 1.0}, InvalidParameterError, "'delta' parameter"),
     ({"epsilon": 1.0, "delta": -0.1}, InvalidParameterError, "'delta' parameter"),
     ({"norm_bound": 0.0}, InvalidParameterError, "'norm_bound' parameter"),
@@ -96,7 +149,7 @@ def test_a_failed_refit_keeps_the_previous_release():
     est = GaussianCovariance(random_state=0).fit(GOOD)
     release, spent = est.covariance_.copy(), est.privacy_spent_
     with pytest.raises(ValueError):
-        est.fit(BAD_DATA["nan"][0])
+        est.fit(BAD_VALUES["nan"][0])
     np.testing.assert_array_equal(est.covariance_, release)
     assert est.privacy_spent_ == spent
 
@@ -106,10 +159,10 @@ def _dask_cases():
     unknown = da.from_array(GOOD, chunks=(5, 3))
     unknown = unknown[unknown[:, 0] > -1.0]  # boolean indexing: unknown row count
     return {
-        "nan": (da.from_array(BAD_DATA["nan"][0], chunks=(7, 3)), "NaN or infinity"),
-        "inf": (da.from_array(BAD_DATA["inf"][0], chunks=(7, 3)), "NaN or infinity"),
+        "nan": (da.from_array(BAD_VALUES["nan"][0], chunks=(7, 3)), "NaN or infinity"),
+        "inf": (da.from_array(BAD_VALUES["inf"][0], chunks=(7, 3)), "NaN or infinity"),
         "nan in a CSR block": (
-            da.from_array(BAD_DATA["nan"][0], chunks=(7, 3)).map_blocks(
+            da.from_array(BAD_VALUES["nan"][0], chunks=(7, 3)).map_blocks(
                 sparse.csr_matrix
             ),
             "NaN or infinity",
@@ -127,22 +180,19 @@ def _dask_cases():
 @pytest.mark.parametrize("estimator", PRIVATE, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize(
     "case",
-    [
-        "nan",
-        "inf",
-        "nan in a CSR block",
-        "one row",
-        "one feature",
-        "1-d",
-        "3-d",
-        "unknown chunks",
-        "strings",
-        "complex",
-    ],
+    ["one row", "one feature", "1-d", "3-d", "unknown chunks", "strings", "complex"],
 )
 def test_bad_dask_data_is_refused_before_spending(estimator, case):
     X, match = _dask_cases()[case]
+    _untouched(estimator, X, ValueError, match)
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("case", ["nan", "inf", "nan in a CSR block"])
+def test_bad_dask_values_are_refused_after_the_charge(estimator, case):
+    X, match = _dask_cases()[case]
     accountant = PrivacyAccountant(rho=10.0)
-    with_accountant = clone(estimator).set_params(accountant=accountant)
-    _untouched(with_accountant, X, ValueError, match)
-    assert accountant.history() == []
+    est = clone(estimator).set_params(accountant=accountant)
+    with pytest.raises(ValueError, match=match):
+        est.fit(X)
+    assert len(accountant.history()) == 1

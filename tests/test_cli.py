@@ -77,8 +77,9 @@ def test_release_writes_the_estimators_release_and_a_record(
     assert record["n_features"] == 3
     if not centred:
         np.testing.assert_array_equal(record["location"], reference.location_)
-    # The seed would let anyone subtract the noise: never written.
-    assert "random_state" not in record["parameters"]
+    # The seed would let anyone subtract the noise: never written, only the
+    # fact that one was fixed.
+    assert record["parameters"]["random_state"] == "fixed seed"
     assert "7" not in json.dumps(record["parameters"])
 
 
@@ -172,3 +173,19 @@ def test_console_entry_point_runs(files):
     )
     assert result.returncode == 0, result.stderr
     assert "released a 3 x 3 covariance (1-zCDP)" in result.stdout
+
+
+def test_non_finite_rows_are_refused_after_the_charge_or_zeroed(tmp_path, capsys):
+    (tmp_path / "nan.csv").write_text("0.1,0.2\nnan,0.3\n0.2,0.1\n")
+    code = _release(tmp_path / "nan.csv", "-o", tmp_path / "a.npy")
+    assert code == 2
+    assert "--nonfinite 'zero'" in capsys.readouterr().err
+    code = _release(
+        tmp_path / "nan.csv", "-o", tmp_path / "b.npy", "--nonfinite", "zero",
+        "--seed", 1, "--assume-centered",
+    )  # fmt: skip
+    assert code == 0
+    zeroed = GaussianCovariance(random_state=1).fit(
+        np.array([[0.1, 0.2], [0.0, 0.0], [0.2, 0.1]])
+    )
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), zeroed.covariance_)

@@ -18,11 +18,13 @@ from skprivcov.mechanisms import (
     _nuclear,
     equilibrium_start,
     haar_orthogonal,
+    nuclear_chain_diagnostics,
     nuclear_laplace_covariance,
     nuclear_laplace_noise,
     project_nuclear_ball,
     sample_normalised_spectrum,
 )
+from skprivcov.privacy import MCMC_NOISE
 
 # --- the exact parts --------------------------------------------------------------
 
@@ -35,7 +37,7 @@ def test_radius_is_gamma_and_is_the_nuclear_norm(symmetric):
     rng = np.random.default_rng(1)
     radii = []
     for _ in range(2000):
-        noise, radius, _ = nuclear_laplace_noise(
+        noise, radius = nuclear_laplace_noise(
             d, r, rng, symmetric=symmetric, n_sweeps=1
         )
         assert np.linalg.norm(noise, "nuc") == pytest.approx(radius, rel=1e-12)
@@ -102,7 +104,7 @@ def _reference_moments(d, symmetric, n_proposals=1_000_000, seed=7):
 
 
 def _chain_moments(d, symmetric, n_chains=4000, n_sweeps=30, seed=3):
-    w, _ = sample_normalised_spectrum(
+    w = sample_normalised_spectrum(
         d,
         np.random.default_rng(seed),
         symmetric=symmetric,
@@ -128,7 +130,7 @@ def test_chain_moments_match_importance_sampling(d, symmetric):
 
 def test_chain_at_d2_matches_the_closed_form():
     """General d = 2: w_max = ½ + ½√U exactly (§9.2), so E[2·w_max] = 5/3."""
-    w, _ = sample_normalised_spectrum(
+    w = sample_normalised_spectrum(
         2, np.random.default_rng(4), symmetric=False, n_sweeps=30, n_chains=4000
     )
     u = (2.0 * w[:, 0] - 1.0) ** 2
@@ -183,8 +185,8 @@ def test_large_d_spectral_norm_is_about_pi_r_d():
 
 def test_diagnostics_flag_a_bad_start_and_pass_the_equilibrium_one():
     d = 50
-    _, good = sample_normalised_spectrum(
-        d, np.random.default_rng(8), symmetric=False, n_sweeps=200
+    good = nuclear_chain_diagnostics(
+        d, symmetric=False, n_sweeps=200, n_chains=1, random_state=8
     )
     assert abs(good.geweke_z[0]) < 4.0
     assert 0.5 < good.autocorrelation_time[0] < 20.0
@@ -192,10 +194,30 @@ def test_diagnostics_flag_a_bad_start_and_pass_the_equilibrium_one():
     # A start with every singular value nearly equal (d·max w ≈ 1, far below the
     # equilibrium ≈ 3): the statistic drifts, and Geweke's z says so.
     bad_start = np.linspace(1.0, 0.99, d)
-    _, bad = sample_normalised_spectrum(
-        d, np.random.default_rng(8), symmetric=False, n_sweeps=200, start=bad_start
+    bad = nuclear_chain_diagnostics(
+        d, symmetric=False, n_sweeps=200, n_chains=1, start=bad_start, random_state=8
     )
     assert abs(bad.geweke_z[0]) > 20.0
+
+
+def test_diagnostics_never_run_the_chain_of_a_release():
+    """ALGORITHMS.md §13.1: a diagnostic seeded like a release draws other
+    numbers; the release's chain (its final state is the noise direction)
+    never leaves the mechanism."""
+    d, seed = 6, 5
+    release_chain = sample_normalised_spectrum(
+        d, np.random.default_rng(seed), symmetric=True, n_sweeps=20
+    )
+    diagnostics = nuclear_chain_diagnostics(
+        d, n_sweeps=20, n_chains=1, random_state=seed
+    )
+    final = d * np.abs(release_chain[0]).max()
+    assert not np.isclose(diagnostics.statistic[0, -1], final)
+    # Deterministic for a seed (for experiments), fresh without one.
+    again = nuclear_chain_diagnostics(d, n_sweeps=20, n_chains=1, random_state=seed)
+    np.testing.assert_array_equal(diagnostics.statistic, again.statistic)
+    fresh = nuclear_chain_diagnostics(d, n_sweeps=20, n_chains=1)
+    assert not np.array_equal(fresh.statistic, diagnostics.statistic)
 
 
 # --- projections (ALGORITHMS.md §4.1) ---------------------------------------------
@@ -248,14 +270,14 @@ def _second_moment(d=5, n=800, seed=0, scale=1.0):
 @pytest.mark.parametrize("symmetric", [False, True])
 def test_public_radius_spends_all_of_epsilon_on_the_noise(spied_noise, symmetric):
     S, n = _second_moment()
-    release, spent, _ = nuclear_laplace_covariance(
+    release, spent = nuclear_laplace_covariance(
         S, n, PrivacyCost.pure(0.8), np.random.default_rng(0), symmetric=symmetric
     )
     # §6.1: r = Δ_*/ε with Δ_* = 2/n.
     assert len(spied_noise) == 1
     assert spied_noise[0]["scale"] == pytest.approx(2.0 / (0.8 * n), rel=1e-14)
     assert spied_noise[0]["symmetric"] == symmetric
-    assert spent == PrivacyCost.pure(0.8)
+    assert spent == PrivacyCost.pure(0.8).with_caveats([MCMC_NOISE])
     np.testing.assert_array_equal(release, release.T)
 
 
@@ -264,12 +286,12 @@ def test_private_radius_follows_algorithm_two(spied_noise, monkeypatch):
     laplace_scales = []
     real = _covariance._private_nuclear_radius
 
-    def spy(second_moment, n_samples, budget, rng):
+    def spy(trace, n_samples, budget, rng):
         laplace_scales.append(budget)
-        return real(second_moment, n_samples, budget, rng)
+        return real(trace, n_samples, budget, rng)
 
     monkeypatch.setattr(_covariance, "_private_nuclear_radius", spy)
-    _, spent, _ = nuclear_laplace_covariance(
+    _, spent = nuclear_laplace_covariance(
         S,
         n,
         PrivacyCost.pure(1.0),
@@ -291,7 +313,7 @@ def test_private_radius_noise_scale():
     radii = np.array(
         [
             _covariance._private_nuclear_radius(
-                S, n, PrivacyCost.pure(epsilon / 5), rng
+                np.trace(S), n, PrivacyCost.pure(epsilon / 5), rng
             )
             for _ in range(4000)
         ]
@@ -305,7 +327,7 @@ def test_release_is_symmetric_for_every_variant():
     S, n = _second_moment()
     for symmetric in (False, True):
         for projection in (None, "nuclear", "psd-trace"):
-            release, _, _ = nuclear_laplace_covariance(
+            release, _ = nuclear_laplace_covariance(
                 S,
                 n,
                 PrivacyCost.pure(0.3),
@@ -352,22 +374,28 @@ def test_symmetric_variant_is_more_accurate():
 
 def test_private_radius_without_projection_is_refused_before_spending():
     accountant = PrivacyAccountant(epsilon=5.0)
-    rng = np.random.default_rng(0)
-    state = rng.bit_generator.state
     est = NuclearLaplaceCovariance(
-        projection=None, trace_bound="private", accountant=accountant, random_state=rng
+        projection=None, trace_bound="private", accountant=accountant
     )
     with pytest.raises(ValueError, match="trace_bound='private' buys the radius"):
         est.fit(np.random.default_rng(1).uniform(size=(50, 3)))
     assert accountant.history() == []
-    assert rng.bit_generator.state == state
+    assert not hasattr(est, "covariance_")
 
 
-def test_diagnostics_are_exposed_and_data_independent():
+def test_the_sampler_caveat_is_recorded_wherever_the_cost_is():
+    """ALGORITHMS.md §13.6: the chain's caveat travels with the cost into
+    privacy_spent_, the ledger, compositions and a ridge model's cost."""
     X = np.random.default_rng(3).uniform(-0.5, 0.5, size=(300, 4))
-    first = NuclearLaplaceCovariance(random_state=4, n_sweeps=50).fit(X)
-    other = NuclearLaplaceCovariance(random_state=4, n_sweeps=50).fit(X[::-1] * 0.3)
-    assert first.sampler_diagnostics_.n_sweeps == 50
-    np.testing.assert_array_equal(
-        first.sampler_diagnostics_.statistic, other.sampler_diagnostics_.statistic
-    )
+    accountant = PrivacyAccountant(epsilon=5.0)
+    est = NuclearLaplaceCovariance(
+        epsilon=1.0, n_sweeps=20, random_state=4, accountant=accountant
+    ).fit(X)
+    assert est.privacy_spent_.caveats == (MCMC_NOISE,)
+    assert "mcmc-noise" in str(est.privacy_spent_)
+    assert accountant.history()[0].caveats == (MCMC_NOISE,)
+    assert accountant.spent.caveats == (MCMC_NOISE,)
+    composed = est.privacy_spent_ + PrivacyCost.zcdp(0.1)
+    assert composed.caveats == (MCMC_NOISE,)
+    reopened = PrivacyCost(**{**vars(composed)})
+    assert reopened == composed

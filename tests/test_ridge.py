@@ -103,7 +103,7 @@ def test_fit_from_a_release_reads_no_data_and_spends_nothing(columns):
     )
     assert model.release_.privacy_spent == PrivacyCost.zcdp(0.5)
     assert model.release_.source.startswith("GaussianCovariance(")
-    assert "random_state" not in model.release_.source
+    assert "random_state='fixed seed'" in model.release_.source
 
 
 def test_named_columns_of_a_dataframe_release(columns):
@@ -220,9 +220,11 @@ def test_own_release_cost_is_the_estimators(columns):
 def test_bad_training_input_spends_nothing(columns):
     X, y = columns[:, :4], columns[:, 4].copy()
     accountant = PrivacyAccountant(rho=1.0)
-    y[3] = np.nan
     for model, data, match in (
-        (PrivateRidge(), (X, y), "NaN"),
+        (PrivateRidge(), (X, np.array(["a"] * len(y))), "needs numbers"),
+        (PrivateRidge(), (X, None), "requires y"),
+        (PrivateRidge(), (X, y[:-1]), "must match"),
+        (PrivateRidgeCV(), (X, y[:, None].repeat(2, axis=1)), r"shape \(n_samples,\)"),
         (PrivateRidge(y_bound=(1.0, 0.0)), (X, columns[:, 4]), "lower < upper"),
         (PrivateRidge(target=1), (X, columns[:, 4]), "without covariance"),
         (PrivateRidgeCV(cv=5), (X[:9], columns[:9, 4]), "at least 10 rows"),
@@ -232,6 +234,26 @@ def test_bad_training_input_spends_nothing(columns):
         with pytest.raises(ValueError, match=match):
             model.fit(*data)
     assert accountant.history() == []
+
+
+@pytest.mark.parametrize("make", [PrivateRidge, PrivateRidgeCV])
+def test_a_non_finite_target_is_refused_after_the_charge(columns, make):
+    """A NaN (or infinite) target is a fact about the values: it is found after
+    the one charge (ALGORITHMS.md §13.2), or with nonfinite="zero" the row
+    counts as a row of zeros."""
+    X, y = columns[:, :4], columns[:, 4].copy()
+    y[3] = np.inf
+    accountant = PrivacyAccountant(rho=1.0)
+    model = make(estimator=GaussianCovariance(rho=0.25, accountant=accountant))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.fit(X, y)
+    assert [record.parameter for record in accountant.history()] == [0.25]
+    zeroed = make(
+        estimator=GaussianCovariance(rho=0.25, accountant=accountant, nonfinite="zero"),
+        random_state=0,
+    ).fit(X, y)
+    assert np.all(np.isfinite(zeroed.coef_))
+    assert [record.parameter for record in accountant.history()] == [0.25, 0.25]
 
 
 def test_clone_keeps_the_release_and_grid_search_is_free(columns):

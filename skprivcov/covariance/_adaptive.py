@@ -4,6 +4,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._constraints import SHARE
 from skprivcov._stats import norm_profile
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._centering import CONSTANT_WEIGHT, FEATURE_WEIGHT
@@ -105,8 +106,8 @@ class AdaptiveCovariance(BasePrivateCovariance):
         **BasePrivateCovariance._parameter_constraints,
         "radius": [StrOptions({"private", "norm_bound"})],
         "beta": [Interval(Real, 0, 1, closed="neither")],
-        "separate_factor": [Interval(Real, 0, None, closed="neither")],
-        "eigenvalue_share": [Interval(Real, 0, 1, closed="neither")],
+        "separate_factor": [Interval(Real, 0, 1e6, closed="right")],
+        "eigenvalue_share": SHARE,
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
@@ -123,6 +124,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         eigenvalue_share=0.5,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -132,6 +134,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )
@@ -144,7 +147,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         bound = float(self.norm_bound)
         n_release = X.shape[1] + (0 if self.assume_centered else 1)
         plan, plan_spent = adaptive_plan(
-            norm_profile(X, bound),
+            norm_profile(X, bound, nonfinite=self.nonfinite),
             n_release,
             budget,
             rng,
@@ -156,7 +159,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         # Second pass: rows clipped at τ̃ and scaled into the unit ball, i.e.
         # x / max(‖x‖, B·τ̃) (ALGORITHMS.md §3.3).
         threshold = bound * 2.0**plan.threshold_exponent
-        target = self._statistics_target(X, threshold)
+        target = self._statistics_target(X, threshold).matrix
         # t̂r bounds tr Σ of the rows clipped at r̃ ≥ τ̃, at unit scale; at the
         # scale of τ̃ the trace bound is t̂r/τ̃², and never above 1.
         trace_bound = min(1.0, plan.trace_bound * 4.0**-plan.threshold_exponent)

@@ -1,48 +1,103 @@
 """Base classes of the private covariance estimators.
 
-The template of every fit: resolve the budget → validate the data → charge the
-accountant (before any data value enters a computation) → generator → sufficient
-statistics of the unit-ball rows → mechanism → post-processing and storage →
-``privacy_spent_``. Subclasses only name their
-mechanism; an estimator never draws noise itself.
+The template of every fit (ALGORITHMS.md §13.2): resolve the budget → the
+public checks of X (shape, dtype kind, sparse format; no value read) → charge
+the accountant → convert values → generator → sufficient statistics of the
+unit-ball rows (where the values are checked) → mechanism → post-processing and
+storage → ``privacy_spent_``. Subclasses only name their mechanism; an
+estimator never draws noise itself.
 """
 
 from abc import ABCMeta
-from numbers import Real
+from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.covariance import empirical_covariance, log_likelihood
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._dask import check_dask_array, is_dask_array
-from skprivcov._random import check_generator
+from skprivcov._constraints import BUDGET, DELTA, NONFINITE, NORM_BOUND, RELEASE_SEED
+from skprivcov._random import release_generator, seed_description
 from skprivcov._stats import unit_ball_statistics
-from skprivcov.covariance._centering import augment, center
+from skprivcov._validation import as_numeric, check_input, check_public
+from skprivcov.covariance._centering import (
+    CONSTANT_SQUARE,
+    FEATURE_SQUARE,
+    augment,
+    center,
+)
 from skprivcov.mechanisms import project_psd
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost, resolve_budget
 
-__all__ = ["BasePrivateCovariance", "ReleasedCovarianceMixin", "public_parameters"]
+__all__ = [
+    "BasePrivateCovariance",
+    "ReleasedCovarianceMixin",
+    "Target",
+    "charge",
+    "describe",
+    "public_parameters",
+]
+
+
+class Target(NamedTuple):
+    """What a mechanism perturbs: the (augmented) second moment of the
+    unit-ball rows and its trace, exact (see ``SufficientStatistics.trace``)."""
+
+    matrix: np.ndarray
+    trace: Fraction
+
+
+def charge(accountant, cost, owner, **details):
+    """The one charge of a fit: spend ``cost`` from ``accountant`` (if any)
+    before any value of the data is read (ALGORITHMS.md §13.2).
+
+    The ledger records ``owner``'s class name, its public parameters and
+    ``details`` (public facts only). Raises BudgetExceededError, recording
+    nothing, when the budget does not admit the cost.
+    """
+    if accountant is None:
+        return
+    accountant.spend(
+        cost,
+        source=type(owner).__name__,
+        details={**public_parameters(owner), **details},
+    )
 
 
 def public_parameters(estimator):
     """The parameters of ``estimator`` that may be published with its release.
 
     Never the seed: with it and the release, anyone could regenerate the noise
-    and subtract it. Nor the accountant (not a parameter of the release).
-    Values other than plain scalars are given as their repr.
+    and subtract it; only whether one was fixed (then releases with the same
+    seed share their noise). Nor the accountant (not a parameter of the
+    release). A nested estimator is described by its own public parameters,
+    an array by its shape only; other values by their repr.
     """
     parameters = estimator.get_params(deep=False)
     parameters.pop("accountant", None)
-    parameters.pop("random_state", None)
-    return {
-        name: value
-        if isinstance(value, bool | int | float | str | None)
-        else repr(value)
-        for name, value in parameters.items()
-    }
+    if "random_state" in parameters:
+        parameters["random_state"] = seed_description(parameters["random_state"])
+    return {name: _public_value(value) for name, value in parameters.items()}
+
+
+def describe(estimator):
+    """``Name(parameter=value, ...)`` with the public parameters only."""
+    arguments = ", ".join(
+        f"{name}={value!r}" for name, value in public_parameters(estimator).items()
+    )
+    return f"{type(estimator).__name__}({arguments})"
+
+
+def _public_value(value):
+    if isinstance(value, bool | int | float | str | None):
+        return value
+    if isinstance(value, BaseEstimator):
+        return describe(value)
+    if isinstance(value, np.ndarray):
+        return f"<array of shape {value.shape}>"
+    return repr(value)
 
 
 class ReleasedCovarianceMixin:
@@ -57,38 +112,15 @@ class ReleasedCovarianceMixin:
         tags.input_tags.sparse = True
         return tags
 
-    def _validate_input(self, X, *, reset):
-        """X validated and kept in place: arrays and memmaps of float32 or
-        float64 are not copied, CSR and CSC stay sparse, dask arrays stay
-        lazy (checked on the cluster)."""
-        if is_dask_array(X):
-            X = check_dask_array(
-                X,
-                ensure_min_samples=2,
-                ensure_min_features=2,
-                owner=type(self).__name__,
-            )
-            return validate_data(self, X, reset=reset, skip_check_array=True)
-        return validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=("csr", "csc"),
-            dtype=(np.float64, np.float32),
-            ensure_min_samples=2,
-            ensure_min_features=2,
-        )
+    def _validate_input(self, X):
+        """The public checks of the training data (before the charge): X kept
+        in place (arrays and memmaps of float32 or float64 are not copied, CSR
+        and CSC stay sparse, dask arrays stay lazy); no value is read."""
+        return check_public(self, X, reset=True)
 
     def _charge(self, cost):
-        """Spend ``cost`` with the accountant, if any, before data is read.
-
-        Raises BudgetExceededError (nothing recorded) when it does not fit.
-        """
-        if self.accountant is None:
-            return
-        self.accountant.spend(
-            cost, source=type(self).__name__, details=public_parameters(self)
-        )
+        """Spend ``cost`` with the accountant, if any, before data is read."""
+        charge(self.accountant, cost, self)
 
     def _set_release(self, covariance, location):
         self.covariance_ = covariance
@@ -119,7 +151,8 @@ class ReleasedCovarianceMixin:
         res : float
             The log-likelihood (−inf if the release is not positive definite).
         """
-        X_test = validate_data(self, X_test, reset=False)
+        check_is_fitted(self, "covariance_")
+        X_test = check_input(self, X_test, name="X_test")
         test_covariance = empirical_covariance(
             X_test - self.location_, assume_centered=True
         )
@@ -165,17 +198,20 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
     """
 
     _parameter_constraints: dict = {
-        "rho": [Interval(Real, 0, None, closed="neither"), None],
-        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "delta": [Interval(Real, 0, 1, closed="left"), None],
-        "norm_bound": [Interval(Real, 0, None, closed="neither")],
+        "rho": BUDGET,
+        "epsilon": BUDGET,
+        "delta": DELTA,
+        "norm_bound": NORM_BOUND,
         "assume_centered": ["boolean"],
-        "random_state": ["random_state", np.random.Generator],
+        "nonfinite": NONFINITE,
+        "random_state": RELEASE_SEED,
         "accountant": [PrivacyAccountant, None],
     }
     # Notions the mechanism offers, and the budget when none is given.
     _notions = ("zcdp",)
     _default_budget = PrivacyCost.zcdp(0.1)
+    # Caveats of the mechanism's guarantee, recorded with every charge.
+    _caveats = ()
     # Whether the mechanism's release is PSD, so the centred one is kept PSD.
     _psd_release = False
 
@@ -187,6 +223,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         delta=None,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -195,11 +232,23 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self.delta = delta
         self.norm_bound = norm_bound
         self.assume_centered = assume_centered
+        self.nonfinite = nonfinite
         self.random_state = random_state
         self.accountant = accountant
 
+    def fit_cost(self):
+        """What one fit will spend, from the parameters alone (no data).
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The budget given by ``rho``, ``epsilon`` and ``delta`` (or the
+            default), with the caveats of the mechanism.
+        """
+        return self._resolve_budget()
+
     def _resolve_budget(self):
-        return resolve_budget(
+        budget = resolve_budget(
             rho=self.rho,
             epsilon=self.epsilon,
             delta=self.delta,
@@ -207,6 +256,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             default=self._default_budget,
             owner=type(self).__name__,
         )
+        return budget.with_caveats(self._caveats)
 
     def _check_parameters(self, X):
         """Checks of parameter combinations (and of parameters against the
@@ -214,13 +264,17 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         charged. None here."""
 
     def _statistics_target(self, X, bound):
-        """The matrix the mechanism perturbs: the second moment of the rows
-        x / max(‖x‖, bound), augmented with the constant column unless
-        ``assume_centered`` (ALGORITHMS.md §8.2)."""
-        stats = unit_ball_statistics(X, bound, with_mean=not self.assume_centered)
+        """The matrix the mechanism perturbs, and its exact trace: the second
+        moment of the rows x / max(‖x‖, bound), augmented with the constant
+        column unless ``assume_centered`` (ALGORITHMS.md §8.2)."""
+        stats = unit_ball_statistics(
+            X, bound, with_mean=not self.assume_centered, nonfinite=self.nonfinite
+        )
         if self.assume_centered:
-            return stats.second_moment
-        return augment(stats.second_moment, stats.mean)
+            return Target(stats.second_moment, stats.trace)
+        # tr M = c_x²·tr S + c_0² for the augmented rows, exactly (c² = ½).
+        trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
+        return Target(augment(stats.second_moment, stats.mean), trace)
 
     def _compute_release(self, X, budget, rng):
         """Release at unit scale: ``(release, spent, bound)``.
@@ -231,7 +285,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         """
         bound = float(self.norm_bound)
         target = self._statistics_target(X, bound)
-        release, spent = self._mechanism(target, X.shape[0], budget, rng)
+        release, spent = self._mechanism(target.matrix, X.shape[0], budget, rng)
         return release, spent, bound
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -245,6 +299,8 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             Training data; rows beyond ``norm_bound`` are clipped. Arrays and
             memmaps (float64 or float32), CSR and CSC matrices and dask arrays
             are read chunk by chunk and never copied whole (docs/large_data.rst).
+            Its values (numbers, finiteness) are checked after the budget is
+            charged; see ``nonfinite``.
         y : Ignored
 
         Returns
@@ -253,10 +309,11 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             The fitted estimator.
         """
         budget = self._resolve_budget()
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X)
         self._check_parameters(X)
         self._charge(budget)
-        rng = check_generator(self.random_state)
+        X = as_numeric(X)
+        rng = release_generator(self.random_state)
         release, spent, bound = self._compute_release(X, budget, rng)
         # Checked before anything is stored: an overspent release is never kept.
         spent = _charged_cost(spent, budget)
@@ -282,8 +339,10 @@ def _charged_cost(spent, budget):
     """The cost to report: the budget charged, once the mechanism's parts are
     checked to fit in it, so ``privacy_spent_`` equals what the accountant
     recorded."""
-    if spent.notion != budget.notion or spent.parameter > budget.parameter * (
-        1.0 + _ROUNDING
+    if (
+        spent.notion != budget.notion
+        or spent.parameter > budget.parameter * (1.0 + _ROUNDING)
+        or not set(spent.caveats) <= set(budget.caveats)
     ):
         raise RuntimeError(
             f"The mechanism spent {spent}, more than the budget {budget} it was "

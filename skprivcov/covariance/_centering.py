@@ -8,15 +8,25 @@ Centring inside the mechanism is avoided: its sensitivity is data-dependent.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from skprivcov._symmetric import row_blocks
 
-__all__ = ["CONSTANT_WEIGHT", "FEATURE_WEIGHT", "augment", "center"]
+__all__ = [
+    "CONSTANT_SQUARE",
+    "CONSTANT_WEIGHT",
+    "FEATURE_SQUARE",
+    "FEATURE_WEIGHT",
+    "augment",
+    "center",
+]
 
 # c_x = c_0 = 1/√2, the default of §8.2 (c_x² + c_0² = 1).
 FEATURE_WEIGHT = CONSTANT_WEIGHT = 1.0 / math.sqrt(2.0)
+# Their squares, exactly (for exact traces of the augmented rows).
+FEATURE_SQUARE = CONSTANT_SQUARE = Fraction(1, 2)
 
 
 def augment(second_moment, mean):

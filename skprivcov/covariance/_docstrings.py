@@ -3,10 +3,10 @@
 __all__ = ["fill_shared_docs"]
 
 _SHARED = {
-    "budget_parameters": """rho : float > 0, default=None
+    "budget_parameters": """rho : float in [1e-30, 1e30], default=None
         Budget as ρ-zCDP. Give either ``rho`` or ``epsilon``, not both.
 
-    epsilon : float > 0, default=None
+    epsilon : float in [1e-30, 1e30], default=None
         Budget as ε. With ``delta`` None or 0 it asks for pure ε-DP (only
         mechanisms with a pure version accept that). With ``delta > 0`` a
         zCDP mechanism spends the largest ρ whose Canonne–Kamath–Steinke
@@ -14,10 +14,12 @@ _SHARED = {
 
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget; only with ``epsilon``.""",
-    "common_parameters": """norm_bound : float > 0, default=1.0
+    "common_parameters": """norm_bound : float in [1e-30, 1e30], default=1.0
         Public bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
         it, x ↦ min(1, B/‖x‖)·x; the bound is never inferred from the data and
-        the number of clipped rows is not reported (it is private).
+        the number of clipped rows is not reported (it is private). The range
+        keeps every computation of the fit inside float64, so that nothing
+        fails after the budget is charged.
 
     assume_centered : bool, default=True
         If True, estimate the second moment XᵀX/n (the papers' target) and set
@@ -26,12 +28,24 @@ _SHARED = {
         release both a private ``location_`` and the centred covariance; the
         raw mean is never used.
 
-    random_state : int, numpy.random.Generator, RandomState or None, default=None
+    nonfinite : {"raise", "zero"}, default="raise"
+        What a row with a NaN or infinite entry does. The values of X are read
+        only after the budget is charged, so either way the fit has spent it.
+        "raise" refuses the data with a ValueError: that refusal reveals one
+        bit about the data (whether some row holds such a value), which is not
+        differentially private, but it is paid for and cannot be repeated for
+        free. "zero" treats such a row as a row of zeros, a public rule applied
+        to each row on its own, so the guarantee holds in full and nothing is
+        revealed.
+
+    random_state : int >= 0 or None, default=None
         The only source of the noise. None (the default) draws fresh OS
-        entropy: use it for real releases. An int makes releases reproducible,
-        for experiments only: two releases made with the same seed share their
-        noise, so their difference is noise-free, and the composition of their
-        costs no longer holds.
+        entropy for every fit: use it for real releases. An int makes releases
+        reproducible, for experiments only: two releases made with the same
+        seed share their noise, so their difference is noise-free, and the
+        composition of their costs no longer holds. A numpy Generator or
+        RandomState is refused: ``clone`` would copy it, and every fold of a
+        search would draw the same noise.
 
     accountant : PrivacyAccountant, default=None
         If given, every fit first spends its cost from this accountant's
@@ -74,6 +88,8 @@ def fill_shared_docs(obj):
     in the docstring, and comes out single.
     """
     doc = obj.__doc__
+    if doc is None:  # python -OO strips docstrings
+        return obj
     for name, text in _SHARED.items():
         doc = doc.replace("{" + name + "}", text)
     obj.__doc__ = doc.replace("{{", "{").replace("}}", "}")

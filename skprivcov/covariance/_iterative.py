@@ -4,6 +4,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._constraints import SHARE
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import iterative_eigen_covariance
@@ -142,7 +143,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         "update": [StrOptions({"project", "deflate"})],
         "budget_split": [StrOptions({"uniform", "adaptive"})],
         "em_coefficient": [Interval(Real, 0, 0.5, closed="right")],
-        "eigenvalue_share": [Interval(Real, 0, 1, closed="neither")],
+        "eigenvalue_share": SHARE,
         "eigenvalue_projection": [StrOptions({"simplex", "clip"})],
         "beta": [Interval(Real, 0, 1, closed="neither")],
     }
@@ -165,6 +166,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         beta=0.05,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -174,6 +176,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )

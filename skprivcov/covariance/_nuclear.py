@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import nuclear_laplace_covariance
-from skprivcov.privacy import PrivacyCost
+from skprivcov.privacy import MCMC_NOISE, PrivacyCost
 
 __all__ = ["NuclearLaplaceCovariance"]
 
@@ -62,7 +62,9 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         Sweeps of the Markov chain that draws the normalised singular values of
         Z (B of §6.3). From its equilibrium start the chain measured as
         stationary within the first sweeps up to d = 400, with an
-        autocorrelation time of 1–5 sweeps. See ``sampler_diagnostics_``.
+        autocorrelation time of 1–5 sweeps. To check it at your d, run
+        :func:`skprivcov.mechanisms.nuclear_chain_diagnostics`, which runs
+        independent chains (never the one that drew a release's noise).
 
     {common_parameters}
 
@@ -71,19 +73,16 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     {release_attributes}
 
     privacy_spent_ : PrivacyCost
-        The budget charged, pure ε. That is the guarantee of the mechanism
-        with exactly sampled noise. The radius and the orthogonal factors of the
-        noise are exact, but its normalised singular values come from a Markov
-        chain run for ``n_sweeps`` sweeps. If that chain's law is at total
-        variation η from the exact one, the release is (ε, (1 + e^ε)·η)-DP, and
-        η is not certified (ALGORITHMS.md §6.3). Use an estimator listed under
-        See Also when the pure-DP claim must hold exactly.
-
-    sampler_diagnostics_ : NoiseDiagnostics
-        Convergence diagnostics of that chain: the statistic d·max|w| after
-        every sweep, Geweke's z, the integrated autocorrelation time and the
-        acceptance rate of the scale moves. They depend only on the noise, not
-        on the data, so publishing them costs nothing.
+        The budget charged, pure ε, with the caveat ``"mcmc-noise"``. Pure ε
+        is the guarantee of the mechanism with exactly sampled noise. The
+        radius and the orthogonal factors of the noise are exact, but its
+        normalised singular values come from a Markov chain run for
+        ``n_sweeps`` sweeps. If that chain's law is at total variation η from
+        the exact one, the release is (ε, (1 + e^ε)·η)-DP, and η is not
+        certified (ALGORITHMS.md §6.3). The caveat travels with the cost into
+        the accountant's ledger and the command line's record. Use an
+        estimator listed under See Also when the pure-DP claim must hold
+        exactly.
 
     {input_attributes}
 
@@ -117,7 +116,11 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     π·r·d, not the 1.1·r·d of dON's Theorem 4.4 (§6.4).
 
     Floating-point noise and the data-independent running time of the chain are
-    as for the other mechanisms (the chain never reads the data).
+    as for the other mechanisms (the chain never reads the data). Nothing about
+    the chain is published: its final state *is* the direction of the noise,
+    so any statistic of it (a convergence diagnostic, say) would let anyone
+    holding the release test which of two neighbouring datasets produced it
+    (ALGORITHMS.md §13.1).
 
     References
     ----------
@@ -135,7 +138,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     >>> np.diag(est.covariance_).round(2)
     array([0.08, 0.02, 0.01])
     >>> print(est.privacy_spent_)
-    1-DP (pure)
+    1-DP (pure) [caveat: mcmc-noise]
     """
 
     _parameter_constraints: dict = {
@@ -147,6 +150,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     }
     _notions = ("pure",)
     _default_budget = PrivacyCost.pure(1.0)
+    _caveats = (MCMC_NOISE,)
 
     def __init__(
         self,
@@ -160,6 +164,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         n_sweeps=200,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -169,6 +174,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )
@@ -191,8 +197,9 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
 
     def _compute_release(self, X, budget, rng):
         bound = float(self.norm_bound)
-        release, spent, diagnostics = nuclear_laplace_covariance(
-            self._statistics_target(X, bound),
+        target = self._statistics_target(X, bound)
+        release, spent = nuclear_laplace_covariance(
+            target.matrix,
             X.shape[0],
             budget,
             rng,
@@ -200,6 +207,6 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
             projection=self.projection,
             trace_bound=self.trace_bound,
             n_sweeps=self.n_sweeps,
+            trace=target.trace,
         )
-        self.sampler_diagnostics_ = diagnostics
         return release, spent, bound

@@ -4,6 +4,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval
 
+from skprivcov._constraints import SHARE
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import projection_covariance
@@ -66,7 +67,7 @@ class ProjectionCovariance(BasePrivateCovariance):
 
     _parameter_constraints: dict = {
         **BasePrivateCovariance._parameter_constraints,
-        "trace_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "trace_fraction": [*SHARE, None],
         "beta": [Interval(Real, 0, 1, closed="neither")],
     }
     _psd_release = True
@@ -81,6 +82,7 @@ class ProjectionCovariance(BasePrivateCovariance):
         beta=0.05,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -90,18 +92,23 @@ class ProjectionCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )
         self.trace_fraction = trace_fraction
         self.beta = beta
 
-    def _mechanism(self, second_moment, n_samples, budget, rng):
-        return projection_covariance(
-            second_moment,
-            n_samples,
+    def _compute_release(self, X, budget, rng):
+        bound = float(self.norm_bound)
+        target = self._statistics_target(X, bound)
+        release, spent = projection_covariance(
+            target.matrix,
+            X.shape[0],
             budget,
             rng,
             trace_fraction=self.trace_fraction,
             beta=self.beta,
+            trace=target.trace,
         )
+        return release, spent, bound

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov.covariance._base import public_parameters
+from skprivcov.covariance._base import describe
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["CovarianceRelease"]
@@ -148,16 +148,13 @@ class CovarianceRelease:
         else:
             mean = np.asarray(estimator.location_)
             second_moment = covariance + np.outer(mean, mean)
-        arguments = ", ".join(
-            f"{name}={value!r}" for name, value in public_parameters(estimator).items()
-        )
         return cls(
             second_moment=second_moment,
             mean=mean,
             feature_names=getattr(estimator, "feature_names_in_", None),
             privacy_spent=estimator.privacy_spent_,
             n_samples=n_samples,
-            source=f"{type(estimator).__name__}({arguments})",
+            source=describe(estimator),
         )
 
     @classmethod

@@ -1,9 +1,6 @@
 """SeparateCov: noisy eigenvalues and noisy eigenvectors, released separately."""
 
-from numbers import Real
-
-from sklearn.utils._param_validation import Interval
-
+from skprivcov._constraints import SHARE
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import separate_covariance
@@ -71,7 +68,7 @@ class SeparateCovariance(BasePrivateCovariance):
 
     _parameter_constraints: dict = {
         **BasePrivateCovariance._parameter_constraints,
-        "eigenvalue_share": [Interval(Real, 0, 1, closed="neither")],
+        "eigenvalue_share": SHARE,
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
@@ -85,6 +82,7 @@ class SeparateCovariance(BasePrivateCovariance):
         eigenvalue_share=0.5,
         norm_bound=1.0,
         assume_centered=True,
+        nonfinite="raise",
         random_state=None,
         accountant=None,
     ):
@@ -94,6 +92,7 @@ class SeparateCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )

@@ -46,8 +46,10 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
 
     Notes
     -----
-    Input validation reads X (to reject NaN, for instance) but nothing about
-    the values enters the release, so it is 0-DP.
+    It reads no value of X at all, only its shape, dtype kind and column names
+    (public facts), so it is 0-DP and cannot be used to learn anything about
+    the values: NaN, infinite or non-numeric entries are not even looked at
+    (ALGORITHMS.md §13.2).
 
     Examples
     --------
@@ -70,6 +72,12 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         self.assume_centered = assume_centered
         self.accountant = accountant
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # No value is read, so none is refused.
+        tags.input_tags.allow_nan = True
+        return tags
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the zero matrix.
@@ -85,7 +93,7 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        n_features = self._validate_input(X, reset=True).shape[1]
+        n_features = self._validate_input(X).shape[1]
         self._charge(PrivacyCost.zero())
         self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
         self.privacy_spent_ = PrivacyCost.zero()

@@ -2,13 +2,15 @@
 
 from numbers import Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
+from skprivcov._validation import as_numeric, check_input, check_public, check_target
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
+from skprivcov.covariance._base import charge, describe
 from skprivcov.linear_model._rows import (
     ROW_NORM_BOUND,
     bounded_rows,
@@ -30,9 +32,9 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "fit_intercept": ["boolean"],
         "estimator": [BasePrivateCovariance, None],
-        "X_norm_bound": [Interval(Real, 0, None, closed="neither")],
-        "y_bound": [Interval(Real, 0, None, closed="neither"), tuple],
-        "random_state": ["random_state", np.random.Generator],
+        "X_norm_bound": NORM_BOUND,
+        "y_bound": [Interval(Real, *NORM_BOUND_RANGE, closed="both"), tuple],
+        "random_state": RELEASE_SEED,
     }
 
     def __sklearn_tags__(self):
@@ -43,34 +45,36 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         return tags
 
     def _validate_training_data(self, X, y):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=True,
-            accept_sparse="csr",
-            dtype=(np.float64, np.float32),
-            y_numeric=True,
-            ensure_min_samples=2,
+        """The public checks of (X, y), before anything is spent: shapes,
+        dtype kinds, the sparse format and the target bounds; no value read."""
+        X = check_public(
+            self, X, reset=True, accept_sparse=("csr", "csc"), ensure_min_features=1
         )
-        # Bounds are checked before any privacy is spent.
+        y = check_target(y, X.shape[0], type(self).__name__)
         target_map(self.y_bound, self.fit_intercept)
         return X, y
 
-    def _release_estimator(self, random_state):
+    def _release_estimator(self):
         """A fresh covariance estimator for the bounded rows [x, y'] (never the
         user's instance): norm bound √2, the constant column iff an intercept."""
         estimator = default_estimator() if self.estimator is None else self.estimator
         return clone(estimator).set_params(
-            norm_bound=ROW_NORM_BOUND,
-            assume_centered=not self.fit_intercept,
-            random_state=random_state,
+            norm_bound=ROW_NORM_BOUND, assume_centered=not self.fit_intercept
         )
 
+    def _charge(self, template, **details):
+        """Spend what the release(s) will cost, once, before any value of
+        (X, y) is read; the fits themselves then run without the accountant.
+        Returns the cost and the template, detached from the accountant."""
+        cost = template.fit_cost()
+        charge(template.accountant, cost, self, release=describe(template), **details)
+        return cost, template.set_params(accountant=None)
+
     def _bounded_rows(self, X, y):
+        """The bounded rows [x, y'], values converted after the charge."""
         return bounded_rows(
-            X,
-            y,
+            as_numeric(X),
+            as_numeric(y, "y"),
             X_norm_bound=self.X_norm_bound,
             y_bound=self.y_bound,
             fit_intercept=self.fit_intercept,
@@ -105,7 +109,5 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(
-            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64
-        )
+        X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
         return safe_sparse_dot(X, self.coef_) + self.intercept_

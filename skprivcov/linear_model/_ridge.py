@@ -7,7 +7,6 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from skprivcov._random import check_generator
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.linear_model._base import BasePrivateRidge
@@ -93,9 +92,10 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     estimator : skprivcov covariance estimator, default=None
         Without ``covariance``: the (unfitted) estimator that releases the
-        second moment of the bounded rows; its budget is spent. PrivateRidge
-        fits a clone with ``norm_bound=√2``, ``assume_centered=not
-        fit_intercept`` and its own ``random_state``. None: a
+        second moment of the bounded rows; its budget is spent, from its
+        accountant if it has one (charged once, before any value of X or y is
+        read). PrivateRidge fits a clone with ``norm_bound=√2``,
+        ``assume_centered=not fit_intercept`` and its own ``random_state``. None: a
         :class:`~skprivcov.GaussianCovariance` with its default budget
         (ρ = 0.1): in our measurements (docs/ridge.rst) its test error was
         the lowest or tied for it among the Gaussian, separate, adaptive and
@@ -109,10 +109,11 @@ array-like of shape (n_columns, n_columns) or None, default=None
         Without ``covariance``: public bounds of the target; a number B means
         [−B, B]. Targets outside are clipped.
 
-    random_state : int, numpy.random.Generator, RandomState or None, default=None
+    random_state : int >= 0 or None, default=None
         Without ``covariance``: seeds the release (replacing the estimator's
         own ``random_state``). None draws fresh OS entropy: use it for real
-        releases.
+        releases. A numpy Generator or RandomState is refused (``clone`` would
+        copy it, and copies would share noise).
 
     Attributes
     ----------
@@ -128,7 +129,8 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     estimator_ : skprivcov covariance estimator
         Only when ``fit`` made the release: the fitted estimator (its
-        ``covariance_`` is in the units of the bounded rows).
+        ``covariance_`` is in the units of the bounded rows), without the
+        accountant, which was charged by ``fit`` itself.
 
     privacy_spent_ : PrivacyCost
         Zero when fit from ``covariance``; else the cost of the release made.
@@ -246,7 +248,9 @@ default=None
             )
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
-        estimator = self._release_estimator(check_generator(self.random_state))
+        _, estimator = self._charge(self._release_estimator())
+        # The same seed (None: fresh entropy) as the user gave PrivateRidge.
+        estimator.set_params(random_state=self.random_state)
         estimator.fit(self._bounded_rows(X, y))
         release = self._release_of(estimator, X.shape[0], target_name)
         self.estimator_ = estimator

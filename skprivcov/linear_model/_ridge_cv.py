@@ -7,7 +7,7 @@ from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
-from skprivcov._random import check_generator
+from skprivcov._random import release_generator
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
@@ -54,7 +54,8 @@ class PrivateRidgeCV(BasePrivateRidge):
     estimator : skprivcov covariance estimator, default=None
         The (unfitted) estimator cloned for each fold; its budget is the cost
         of the whole search. None: :class:`~skprivcov.GaussianCovariance` with
-        its default budget (ρ = 0.1). Its accountant, if any, is charged once.
+        its default budget (ρ = 0.1). Its accountant, if any, is charged once,
+        before any value of X or y is read.
 
     X_norm_bound : float > 0, default=1.0
         Public bound on the ℓ2 norm of each row of X; longer rows are clipped.
@@ -62,10 +63,11 @@ class PrivateRidgeCV(BasePrivateRidge):
     y_bound : float > 0 or (lower, upper), default=1.0
         Public bounds of the target; a number B means [−B, B].
 
-    random_state : int, numpy.random.Generator, RandomState or None, default=None
+    random_state : int >= 0 or None, default=None
         Seeds the folds and, independently, each fold's release (the
         estimator's own ``random_state`` is replaced: folds must never share
-        noise). None draws fresh OS entropy: use it for real releases.
+        noise). None draws fresh OS entropy for the split and for every fold:
+        use it for real releases. A numpy Generator or RandomState is refused.
 
     Attributes
     ----------
@@ -128,8 +130,8 @@ class PrivateRidgeCV(BasePrivateRidge):
     ...     alphas=[1e-4, 1e-2, 1.0], estimator=GaussianCovariance(rho=1.0),
     ...     random_state=0,
     ... ).fit(X, y)
-    >>> model.alpha_, model.coef_.round(1)
-    (0.0001, array([ 0.5, -0.3,  0. ]))
+    >>> model.alpha_, model.coef_.round(2)
+    (0.0001, array([ 0.5 , -0.25,  0.  ]))
     >>> print(model.privacy_spent_)
     1-zCDP
     """
@@ -184,30 +186,19 @@ class PrivateRidgeCV(BasePrivateRidge):
                 f"cv={self.cv} folds need at least {2 * self.cv} rows (2 per fold); "
                 f"got {n_samples}."
             )
-        rng = check_generator(self.random_state)
-        template = self._release_estimator(None)
-        budget = template._resolve_budget()
-        accountant = template.accountant
-        if accountant is not None:
-            # Charged once, before any data is read: the folds are disjoint.
-            accountant.spend(
-                budget,
-                source=type(self).__name__,
-                details={
-                    "estimator": type(template).__name__,
-                    "cv": self.cv,
-                    "composition": "parallel over disjoint folds",
-                },
-            )
+        # Charged once, before any value is read: the folds are disjoint.
+        budget, template = self._charge(
+            self._release_estimator(), composition="parallel over disjoint folds"
+        )
+        rng = release_generator(self.random_state)
         rows = self._bounded_rows(X, y)
         folds = np.array_split(rng.permutation(n_samples), self.cv)
         fold_releases = []
         for fold in folds:
-            # A generator of its own per fold: releases must never share noise.
-            seed = rng.integers(0, 2**63, size=4)
-            estimator = template.set_params(
-                random_state=np.random.default_rng(seed), accountant=None
-            ).fit(rows[fold])
+            # Releases must never share noise: fresh entropy per fold, or a
+            # seed of its own drawn from the given one.
+            seed = None if self.random_state is None else int(rng.integers(2**63))
+            estimator = template.set_params(random_state=seed).fit(rows[fold])
             fold_releases.append(self._release_of(estimator, len(fold), target_name))
 
         features, target = list(range(n_features)), n_features

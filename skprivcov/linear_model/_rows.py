@@ -13,7 +13,8 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 
-from skprivcov._stats import _inverse_scales
+from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
+from skprivcov._constraints import NORM_BOUND_RANGE
 from skprivcov.covariance import CovarianceRelease
 
 __all__ = ["ROW_NORM_BOUND", "bounded_rows", "release_in_data_units", "target_map"]
@@ -38,10 +39,18 @@ def target_map(y_bound, fit_intercept):
                 f"y_bound must be a positive number or (lower, upper); got {y_bound!r}."
             )
         lower, upper = (float(value) for value in y_bound)
-        if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        smallest, largest = NORM_BOUND_RANGE
+        if not (
+            math.isfinite(lower)
+            and math.isfinite(upper)
+            and max(abs(lower), abs(upper)) <= largest
+            and upper - lower >= 2.0 * smallest
+        ):
+            # The same safe range as a norm bound: nothing can overflow later.
             raise ValueError(
-                "y_bound=(lower, upper) needs finite bounds with lower < upper; got "
-                f"{y_bound!r}."
+                "y_bound=(lower, upper) needs finite bounds with lower < upper, "
+                f"of magnitude at most {largest:g} and upper - lower >= "
+                f"{2.0 * smallest:g}; got {y_bound!r}."
             )
     if fit_intercept:
         return lower, upper, (lower + upper) / 2.0, (upper - lower) / 2.0
@@ -49,14 +58,27 @@ def target_map(y_bound, fit_intercept):
 
 
 def bounded_rows(X, y, *, X_norm_bound, y_bound, fit_intercept):
-    """The rows z = (x/max(‖x‖, B_x), y') (dense, or CSR for sparse X)."""
+    """The rows z = (x/max(‖x‖, B_x), y') (dense, or CSR for sparse X).
+
+    Sparse X is made canonical first, so that each row is clipped by the norm
+    of its summed entries (ALGORITHMS.md §13.3). A row with a non-finite entry
+    (or a NaN target) stays non-finite here, for the covariance estimator's
+    ``nonfinite`` rule, and so does a row with an infinite target (it is not
+    clipped to the bound: it is not a value).
+    """
     lower, upper, shift, scale = target_map(y_bound, fit_intercept)
     target = ((np.clip(y, lower, upper) - shift) / scale)[:, None]
-    factors = _inverse_scales(X, float(X_norm_bound))
+    target[~np.isfinite(y)] = np.nan
     if sparse.issparse(X):
-        features = sparse.diags_array(factors) @ X
+        X = canonical_sparse(X.tocsr(), dtype=np.float64)
+        factors = unit_ball_factors(row_norms(X), float(X_norm_bound))
+        with np.errstate(invalid="ignore"):
+            values = X.data * np.repeat(factors, np.diff(X.indptr))
+        features = sparse.csr_matrix((values, X.indices, X.indptr), shape=X.shape)
         return sparse.hstack([features, target], format="csr")
-    return np.hstack([X * factors[:, None], target])
+    factors = unit_ball_factors(row_norms(X), float(X_norm_bound))
+    with np.errstate(invalid="ignore"):
+        return np.hstack([X * factors[:, None], target])
 
 
 def release_in_data_units(

@@ -39,6 +39,7 @@ from skprivcov.mechanisms._nuclear import (
     NoiseDiagnostics,
     equilibrium_start,
     haar_orthogonal,
+    nuclear_chain_diagnostics,
     nuclear_laplace_noise,
     sample_normalised_spectrum,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "laplace_scale",
     "noisy_covariance",
     "noisy_eigenvalues",
+    "nuclear_chain_diagnostics",
     "nuclear_laplace_covariance",
     "nuclear_laplace_noise",
     "private_radius_exponent",

@@ -11,9 +11,11 @@ computes the second moment of the rows clipped at τ̃ and calls
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from skprivcov._stats import UNIT_BITS
 from skprivcov.mechanisms._concentration import (
     eta,
     eta_laplace,
@@ -30,7 +32,13 @@ from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
 from skprivcov.privacy import PrivacyCost, pure_to_zcdp
 
-__all__ = ["AdaptivePlan", "adaptive_plan", "adaptive_release", "threshold_bias"]
+__all__ = [
+    "AdaptivePlan",
+    "adaptive_plan",
+    "adaptive_release",
+    "relative_trace",
+    "threshold_bias",
+]
 
 # Shares of the budget: (radius, trace, threshold search, final mechanism).
 # zCDP with the radius step: ρ/8 + ρ/8 + ρ/4 + ρ/2 (§3.6). Without it, as the
@@ -46,6 +54,8 @@ _SHARES = {
 # 2^{−min(2dn, 256)} and at most 64 thresholds are searched.
 RADIUS_LEVELS_CAP = 256
 MAX_THRESHOLDS = 64
+# A noise proxy this large already puts its query far below any threshold.
+_LARGEST_PROXY = 1e300
 
 
 def _pure_share(budget, share):
@@ -115,7 +125,7 @@ class _NoiseProxies:
 
 
 def threshold_bias(exponents, counts, radius_exponent, n_thresholds):
-    """n·Bias^(τ_k)/r̃² for τ_k = r̃·2^{−k}, k = 0..K−1 (§3.4, DLY22 (7)).
+    """n·Bias^(τ_k)/r̃² for τ_k = r̃·2^{−k}, k = 0..K−1 (§3.4, DLY22 (7)), exactly.
 
     Rows are clipped at r̃ = 2^{e_r} and bucketed relative to it: bucket m ≥ 1
     holds the norms in (r̃2^{−m}, r̃2^{−m+1}], i.e. m = 1 + e_r − ⌈log₂‖z‖⌉ (rows
@@ -124,6 +134,10 @@ def threshold_bias(exponents, counts, radius_exponent, n_thresholds):
     n·Bias_k/r̃² = Σ_{m≤k} c_m (4^{1−m} − 4^{−k}). One row adds a term in
     [0, 1), so replacing a row moves every query by less than 1: dividing by r̃²
     is what makes the sensitivity 1 (§3.4).
+
+    The values are exact fractions (integer counts times powers of 4): summed
+    in floating point they moved by up to 1 + 4e−15 between neighbours, above
+    the sensitivity the threshold search is calibrated for (§13.6).
 
     Parameters
     ----------
@@ -138,17 +152,39 @@ def threshold_bias(exponents, counts, radius_exponent, n_thresholds):
 
     Returns
     -------
-    bias : ndarray of shape (n_thresholds,)
+    bias : list of Fraction, of length n_thresholds
     """
     inside = exponents <= radius_exponent
     bucket = np.where(inside, 1 + radius_exponent - exponents, 1)
-    bucket_counts = np.bincount(bucket, weights=counts, minlength=n_thresholds + 1)
-    bucket_counts = bucket_counts[1 : n_thresholds + 1]
-    k = np.arange(1, n_thresholds + 1)
-    upper_edges = np.cumsum(bucket_counts * 4.0 ** (1 - k))
-    totals = np.cumsum(bucket_counts)
-    # Entry k − 1 of the cumulative sums is Bias_k; Bias_0 = 0 (nothing clipped).
-    return np.concatenate([[0.0], upper_edges - totals * 4.0**-k])[:-1]
+    bucket_counts = np.zeros(n_thresholds + 1, dtype=np.int64)
+    in_range = bucket <= n_thresholds
+    np.add.at(bucket_counts, bucket[in_range], np.asarray(counts)[in_range])
+    # Bias_0 = 0 (nothing clipped); Bias_k = S_k − T_k·4^{−k} with
+    # S_k = Σ_{m≤k} c_m 4^{1−m} and T_k = Σ_{m≤k} c_m.
+    bias, upper_edges, total = [Fraction(0)], Fraction(0), 0
+    for k in range(1, n_thresholds):
+        count = int(bucket_counts[k])
+        upper_edges += Fraction(count, 4 ** (k - 1))
+        total += count
+        bias.append(upper_edges - Fraction(total, 4**k))
+    return bias
+
+
+def relative_trace(exponents, counts, squared_units, radius_exponent, n_samples):
+    """tr Σ of the rows clipped at r̃ = 2^{e_r}, divided by r̃², exactly.
+
+    A row inside (⌈log₂‖z‖⌉ = e ≤ e_r) adds ‖z‖²/r̃² = (‖z‖·2^{−e})²·4^{e−e_r},
+    its square floored to a multiple of 2^−52 in the profile (``_stats``); a
+    row above adds 1. Each row adds a value in [0, 1] that depends on it alone,
+    so the sensitivity is 1/n, in exact arithmetic and here (§13.6).
+    """
+    inside = exponents <= radius_exponent
+    total = Fraction(int(np.asarray(counts)[~inside].sum()))
+    for exponent, units in zip(
+        exponents[inside].tolist(), np.asarray(squared_units)[inside], strict=True
+    ):
+        total += Fraction(int(units), 4 ** (radius_exponent - exponent) << UNIT_BITS)
+    return total / n_samples
 
 
 @dataclass(frozen=True)
@@ -215,7 +251,6 @@ def adaptive_plan(
     present = profile.counts > 0
     exponents = profile.exponents[present]
     counts = profile.counts[present]
-    squared = profile.squared_norms[present]
     spent = []
 
     # Step 1: r̃ = 2^{e_r} by PrivRadius at ε = √ρ/2 (ρ/8) or ε/8, β/8 (§2.2).
@@ -233,11 +268,12 @@ def adaptive_plan(
         spent.append(cost)
     radius_sq = 4.0**radius_exponent
 
-    # Steps 2–4: trace of Clip(z, r̃); rows with ⌈log₂‖z‖⌉ ≤ e_r are inside.
-    inside = exponents <= radius_exponent
-    trace = (squared[inside].sum() + counts[~inside].sum() * radius_sq) / n
+    # Steps 2–4: trace of Clip(z, r̃)/r̃², exactly; then its private bound.
+    trace = relative_trace(
+        exponents, counts, profile.squared_units[present], radius_exponent, n
+    )
     relative_bound, cost = private_trace_upper_bound(
-        trace / radius_sq, n, budget.scaled(shares[1]), beta / 8, rng
+        trace, n, budget.scaled(shares[1]), beta / 8, rng
     )
     trace_bound = relative_bound * radius_sq
     spent.append(cost)
@@ -252,9 +288,11 @@ def adaptive_plan(
     taus = 2.0 ** (radius_exponent - np.arange(n_thresholds))
     noise = np.minimum(proxies.simple(taus), proxies.separate(trace_bound, taus))
     search_budget = _pure_share(budget, shares[2])
-    hit = above_threshold(
-        bias - n * noise / radius_sq, 0.0, search_budget.parameter, rng
-    )
+    # q_k = bias_k − n·Noise_k/r̃²: the data enter only the exact bias; the
+    # noise proxies depend on public values and the private t̂r.
+    proxies_term = np.minimum(n * noise / radius_sq, _LARGEST_PROXY)
+    queries = [b - Fraction(float(p)) for b, p in zip(bias, proxies_term, strict=True)]
+    hit = above_threshold(queries, 0.0, search_budget.parameter, rng)
     spent.append(search_budget)
 
     # Step 6: τ̃ = min(2τ_stop, r̃), or the last threshold if none was hit.

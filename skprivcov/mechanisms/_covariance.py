@@ -7,6 +7,8 @@ function drew noise for, so it can be checked against the budget. Neighbours
 replace one row (ALGORITHMS.md §0). Functions never see raw data.
 """
 
+from fractions import Fraction
+
 import numpy as np
 
 from skprivcov._symmetric import symmetrize
@@ -33,7 +35,7 @@ from skprivcov.mechanisms._sensitivity import (
     trace_sensitivity,
 )
 from skprivcov.mechanisms._trace import private_trace_upper_bound
-from skprivcov.privacy import UnsupportedPrivacyNotionError
+from skprivcov.privacy import MCMC_NOISE, UnsupportedPrivacyNotionError
 
 __all__ = [
     "eigenvalue_noise_scale",
@@ -143,14 +145,23 @@ def separate_covariance(
 
 
 def projection_covariance(
-    second_moment, n_samples, budget, rng, *, trace_fraction=None, beta=0.05
+    second_moment,
+    n_samples,
+    budget,
+    rng,
+    *,
+    trace_fraction=None,
+    beta=0.05,
+    trace=None,
 ):
     """The projection mechanism (DLY22 App. E; ALGORITHMS.md §3.7), ρ-zCDP.
 
     GaussCov(Σ) projected onto K_t = {Y ⪰ 0, tr Y ≤ t}. By default t = 1, the
     public trace bound. With ``trace_fraction`` f, a share f of ρ buys a private
     upper bound t̂r on tr Σ (§3.7, trace-sensitive variant) and GaussCov gets the
-    rest, (1 − f)ρ.
+    rest, (1 − f)ρ. ``trace`` is tr Σ computed exactly
+    (``SufficientStatistics.trace``, §13.6); without it, the trace of the float
+    matrix is used.
     """
     _require_notion(budget, "zcdp", "The projection mechanism")
     if trace_fraction is None:
@@ -161,7 +172,11 @@ def projection_covariance(
         trace_budget = budget.scaled(trace_fraction)
         matrix_budget = budget.scaled(1.0 - trace_fraction)
         trace_bound, _ = private_trace_upper_bound(
-            np.trace(second_moment), n_samples, trace_budget, beta, rng
+            np.trace(second_moment) if trace is None else trace,
+            n_samples,
+            trace_budget,
+            beta,
+            rng,
         )
         spent = trace_budget + matrix_budget
     noisy, _ = gaussian_covariance(second_moment, n_samples, matrix_budget, rng)
@@ -174,13 +189,14 @@ _DON_NOISE_SHARE = 0.5
 _DON_RADIUS_SHARE = 0.2
 
 
-def _private_nuclear_radius(second_moment, n_samples, budget, rng):
+def _private_nuclear_radius(trace, n_samples, budget, rng):
     """dON Alg. 2's radius t = max(0, 2·tr Σ + Lap(10/(εn))) at ε/5 = ``budget``:
-    2·tr Σ has sensitivity 2/n, and (2/n)/(ε/5) = 10/(εn) (§6.6). Capped at 1
-    [choice]: ‖Σ‖_* = tr Σ ≤ 1 is public, so the capped ball still contains Σ
-    and is never larger (post-processing)."""
+    2·tr Σ has sensitivity 2/n, and (2/n)/(ε/5) = 10/(εn) (§6.6). The sum is
+    exact and rounded once (§13.6). Capped at 1 [choice]: ‖Σ‖_* = tr Σ ≤ 1 is
+    public, so the capped ball still contains Σ and is never larger
+    (post-processing)."""
     scale = laplace_scale(2.0 * trace_sensitivity(n_samples), budget.parameter)
-    radius = 2.0 * np.trace(second_moment) + rng.laplace(0.0, scale)
+    radius = float(2 * Fraction(trace) + Fraction(rng.laplace(0.0, scale)))
     return min(max(radius, 0.0), UNIT_TRACE)
 
 
@@ -194,6 +210,7 @@ def nuclear_laplace_covariance(
     projection=None,
     trace_bound="public",
     n_sweeps=200,
+    trace=None,
 ):
     """dON's nuclear-Laplace mechanism (ALGORITHMS.md §6), pure ε-DP for the
     exact noise law (see :mod:`._nuclear` for what is approximate).
@@ -206,28 +223,35 @@ def nuclear_laplace_covariance(
     (dON Alg. 2; the general matrix by SVD, then symmetrised); "psd-trace",
     {Y ⪰ 0, tr Y ≤ t} (§6.6's alternative and §6.5 step 2). ``trace_bound``:
     "public", t = 1 and all of ε for the noise; "private", dON Alg. 2's split,
-    noise at ε/2 and t from :func:`_private_nuclear_radius` at ε/5.
+    noise at ε/2 and t from :func:`_private_nuclear_radius` at ε/5, from
+    ``trace``, tr Σ computed exactly (``SufficientStatistics.trace``, §13.6;
+    without it, the trace of the float matrix).
 
     Returns
     -------
     release : ndarray of shape (d, d)
         Exactly symmetric.
     spent : PrivacyCost
-    diagnostics : NoiseDiagnostics
-        Of the spectrum chain; independent of the data.
+        With the caveat ``"mcmc-noise"``: the spectrum of the noise comes from
+        a Markov chain (§6.3). Nothing about that chain is returned (§13.1).
     """
     _require_notion(budget, "pure", "The nuclear-Laplace mechanism")
     if trace_bound == "private":
         noise_budget = budget.scaled(_DON_NOISE_SHARE)
         radius_budget = budget.scaled(_DON_RADIUS_SHARE)
-        radius = _private_nuclear_radius(second_moment, n_samples, radius_budget, rng)
+        radius = _private_nuclear_radius(
+            np.trace(second_moment) if trace is None else trace,
+            n_samples,
+            radius_budget,
+            rng,
+        )
         spent = noise_budget + radius_budget
     else:
         noise_budget, radius, spent = budget, UNIT_TRACE, budget
     scale = laplace_scale(
         second_moment_nuclear_sensitivity(n_samples), noise_budget.parameter
     )
-    noise, _, diagnostics = nuclear_laplace_noise(
+    noise, _ = nuclear_laplace_noise(
         second_moment.shape[0], scale, rng, symmetric=symmetric, n_sweeps=n_sweeps
     )
     release = second_moment + noise
@@ -237,4 +261,4 @@ def nuclear_laplace_covariance(
     release = symmetrize(release)
     if projection == "psd-trace":
         release = project_psd_trace_ball(release, radius)
-    return release, spent, diagnostics
+    return release, spent.with_caveats((MCMC_NOISE,))

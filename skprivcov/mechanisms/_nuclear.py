@@ -18,6 +18,13 @@ Z = P·diag(R·w)·Pᵀ (on Sym(d), the symmetric variant), with independent par
 What this means for privacy: the mechanism Σ + Z is pure ε-DP for the exact
 law of Z. With the chain's law at total-variation distance η from it, it is
 (ε, (1 + e^ε)η)-DP, and η is not certified (§6.3, risk R1).
+
+Nothing about the chain that drew a release's noise ever leaves these functions
+(§13.1): its final state is the noise direction, so a diagnostic of it (e.g.
+d·max|w|) lets anyone holding the release tell Σ_D from Σ_D' by checking which
+residual has that statistic. Convergence is checked instead by
+:func:`nuclear_chain_diagnostics`, on independent chains whose randomness never
+becomes noise.
 """
 
 import math
@@ -25,12 +32,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skprivcov._random import derived_generator
 from skprivcov._symmetric import symmetrize
 
 __all__ = [
     "NoiseDiagnostics",
     "equilibrium_start",
     "haar_orthogonal",
+    "nuclear_chain_diagnostics",
     "nuclear_laplace_noise",
     "sample_normalised_spectrum",
 ]
@@ -44,7 +53,7 @@ _SCALE_STEP = 0.05
 
 
 class NoiseDiagnostics(NamedTuple):
-    """Convergence diagnostics of the spectrum chain (data-independent).
+    """Convergence diagnostics of independent runs of the spectrum chain.
 
     Attributes
     ----------
@@ -268,7 +277,7 @@ def _autocorrelation_time(series):
     return times
 
 
-def _diagnostics(statistic, n_sweeps, accepted):
+def _diagnostics(statistic, n_sweeps, acceptance):
     """Geweke's comparison of the first 10% with the last 50% of the sweeps,
     both standard errors from the tail's long-run variance (the tail is the
     part assumed stationary; a drifting head would inflate its own estimate and
@@ -281,10 +290,44 @@ def _diagnostics(statistic, n_sweeps, accepted):
     return NoiseDiagnostics(
         n_sweeps=n_sweeps,
         statistic=statistic,
-        scale_acceptance=float(accepted),
+        scale_acceptance=float(acceptance),
         geweke_z=geweke,
         autocorrelation_time=_autocorrelation_time(statistic),
     )
+
+
+def _run_chains(d, rng, *, symmetric, n_sweeps, n_chains, start, record):
+    """Run ``n_chains`` chains of ``n_sweeps`` sweeps (each sweep updates every
+    value once, then tries one scale move).
+
+    Returns
+    -------
+    w : ndarray of shape (n_chains, d)
+        Each chain's final state divided by its ℓ1 norm, descending.
+    statistic : ndarray of shape (n_chains, n_sweeps) or None
+        d·max|w| after each sweep (``record`` only).
+    acceptance : float
+        Acceptance rate of the scale moves.
+    """
+    if d == 1:
+        # D = 1: ±1 (symmetric; the sign of a Laplace variable) or 1 (general).
+        sign = np.where(rng.random(n_chains) < 0.5, 1.0, -1.0) if symmetric else 1.0
+        w = np.ones((n_chains, 1)) * np.reshape(sign, (-1, 1))
+        return w, np.zeros((n_chains, n_sweeps)) if record else None, 1.0
+    if start is None:
+        start = equilibrium_start(d, symmetric=symmetric)
+    state = np.tile(np.asarray(start, dtype=float), (n_chains, 1))
+    statistic = np.empty((n_chains, n_sweeps)) if record else None
+    accepted = 0
+    for sweep in range(n_sweeps):
+        for k in range(d):
+            _slice_update(state, k, rng, symmetric)
+        accepted += int(_scale_move(state, rng, symmetric).sum())
+        if record:
+            magnitudes = np.abs(state)
+            statistic[:, sweep] = d * magnitudes.max(axis=1) / magnitudes.sum(axis=1)
+    w = state / np.abs(state).sum(axis=1, keepdims=True)
+    return w, statistic, accepted / max(1, n_sweeps * n_chains)
 
 
 def sample_normalised_spectrum(
@@ -294,7 +337,8 @@ def sample_normalised_spectrum(
 
     Runs ``n_chains`` independent chains of ``n_sweeps`` sweeps (each sweep
     updates every value once, then tries one scale move) and returns each
-    chain's final state divided by its ℓ1 norm, in descending order.
+    chain's final state divided by its ℓ1 norm, in descending order. Nothing
+    else about the chains is returned: their states are the noise.
 
     Parameters
     ----------
@@ -317,26 +361,58 @@ def sample_normalised_spectrum(
     -------
     w : ndarray of shape (n_chains, d)
         ``Σ_i |w_i| = 1`` per row, descending.
+    """
+    w, _, _ = _run_chains(
+        d,
+        rng,
+        symmetric=symmetric,
+        n_sweeps=n_sweeps,
+        n_chains=n_chains,
+        start=start,
+        record=False,
+    )
+    return w
+
+
+def nuclear_chain_diagnostics(
+    d, *, symmetric=True, n_sweeps=200, n_chains=4, start=None, random_state=None
+):
+    """Convergence diagnostics of the spectrum chain, from independent runs.
+
+    Runs ``n_chains`` fresh chains exactly as a release would, with randomness
+    that never becomes noise: None draws OS entropy, and an int seed draws a
+    stream that shares nothing with a release seeded by the same int. The
+    diagnostics therefore say how well the chain mixes at this d and number of
+    sweeps, and nothing about any release (ALGORITHMS.md §13.1). Data-free.
+
+    Parameters
+    ----------
+    d : int >= 1
+        Dimension of the release (plus one for a centred release).
+    symmetric : bool, default=True
+        The symmetric variant (the estimator's default) or the general one.
+    n_sweeps : int >= 1, default=200
+        Sweeps per chain, as the estimator's ``n_sweeps``.
+    n_chains : int >= 1, default=4
+        Independent chains.
+    start : ndarray of shape (d,), default=None
+        The initial state; the equilibrium start, as in a release, if None.
+    random_state : int >= 0 or None, default=None
+
+    Returns
+    -------
     diagnostics : NoiseDiagnostics
     """
-    if d == 1:
-        # D = 1: ±1 (symmetric; the sign of a Laplace variable) or 1 (general).
-        sign = np.where(rng.random(n_chains) < 0.5, 1.0, -1.0) if symmetric else 1.0
-        w = np.ones((n_chains, 1)) * np.reshape(sign, (-1, 1))
-        empty = np.zeros((n_chains, n_sweeps))
-        return w, _diagnostics(empty, n_sweeps, 1.0)
-    if start is None:
-        start = equilibrium_start(d, symmetric=symmetric)
-    state = np.tile(np.asarray(start, dtype=float), (n_chains, 1))
-    statistic = np.empty((n_chains, n_sweeps))
-    accepted = 0
-    for sweep in range(n_sweeps):
-        for k in range(d):
-            _slice_update(state, k, rng, symmetric)
-        accepted += int(_scale_move(state, rng, symmetric).sum())
-        statistic[:, sweep] = d * np.abs(state).max(axis=1) / np.abs(state).sum(axis=1)
-    w = state / np.abs(state).sum(axis=1, keepdims=True)
-    return w, _diagnostics(statistic, n_sweeps, accepted / max(1, n_sweeps * n_chains))
+    _, statistic, acceptance = _run_chains(
+        d,
+        derived_generator(random_state),
+        symmetric=symmetric,
+        n_sweeps=n_sweeps,
+        n_chains=n_chains,
+        start=start,
+        record=True,
+    )
+    return _diagnostics(statistic, n_sweeps, acceptance)
 
 
 def nuclear_laplace_noise(d, scale, rng, *, symmetric, n_sweeps=200):
@@ -348,12 +424,9 @@ def nuclear_laplace_noise(d, scale, rng, *, symmetric, n_sweeps=200):
         Symmetric for the symmetric variant; general otherwise.
     radius : float
         R = ‖Z‖_*, drawn exactly from Gamma(D, scale).
-    diagnostics : NoiseDiagnostics
     """
     dimension = d * (d + 1) // 2 if symmetric else d * d
-    w, diagnostics = sample_normalised_spectrum(
-        d, rng, symmetric=symmetric, n_sweeps=n_sweeps
-    )
+    w = sample_normalised_spectrum(d, rng, symmetric=symmetric, n_sweeps=n_sweeps)
     radius = rng.gamma(dimension, scale)
     values = radius * w[0]
     if symmetric:
@@ -362,4 +435,4 @@ def nuclear_laplace_noise(d, scale, rng, *, symmetric, n_sweeps=200):
     else:
         u, v = haar_orthogonal(d, rng), haar_orthogonal(d, rng)
         noise = (u * values) @ v.T
-    return noise, float(radius), diagnostics
+    return noise, float(radius)

@@ -28,8 +28,11 @@ def project_l1_ball(values, radius):
     ordered = np.sort(magnitude)[::-1]
     cumulative = np.cumsum(ordered)
     index = np.arange(1, values.size + 1)
-    # ρ = max{j : u_j − (S_j − t)/j > 0}; the condition holds for a prefix.
-    last = np.nonzero(ordered - (cumulative - radius) / index > 0)[0][-1]
+    # ρ = max{j : u_j − (S_j − t)/j > 0}; the condition holds for a prefix,
+    # and always for j = 1 (u_1 − (u_1 − t) = t > 0), which rounding can hide
+    # when u_1 dwarfs t (noise of a tiny budget): then ρ = 1.
+    satisfied = np.nonzero(ordered - (cumulative - radius) / index > 0)[0]
+    last = satisfied[-1] if satisfied.size else 0
     threshold = (cumulative[last] - radius) / (last + 1)
     return np.sign(values) * np.maximum(magnitude - threshold, 0.0)
 

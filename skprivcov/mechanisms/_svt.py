@@ -1,4 +1,6 @@
-"""The sparse vector technique: AboveThreshold."""
+"""The sparse vector technique: AboveThreshold, with exact comparisons."""
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -7,6 +9,9 @@ __all__ = ["above_threshold"]
 # Query noise is drawn this many at a time, so a long query list is never
 # materialised with its noise all at once (ALGORITHMS.md §1).
 _CHUNK = 4096
+# Float sums q + ν are within a relative 2^−52 of the exact ones: anything the
+# float screen puts this far below the threshold is below it exactly.
+_SCREEN = 1e-12
 
 
 def above_threshold(queries, threshold, epsilon, rng):
@@ -18,11 +23,20 @@ def above_threshold(queries, threshold, epsilon, rng):
     query has sensitivity at most 1 (they may be chosen using earlier private
     outputs).
 
+    The comparison q_k + ν_k ≥ T + ν_T is made **exactly**, in rational
+    arithmetic, on the given query values and the drawn noises (floats are
+    exact rationals). Rounding q_k + ν_k to a float first could move a
+    comparison by an ulp of the larger term, i.e. make a query's difference
+    between neighbours exceed its sensitivity (ALGORITHMS.md §13.6). Give
+    queries whose data-dependent part is exact (integers, or
+    :class:`fractions.Fraction`), and the sensitivity bound holds as proved.
+    A float screen skips the queries that are far below the threshold.
+
     Parameters
     ----------
-    queries : array-like of shape (n_queries,)
-        Query values on the data, each of sensitivity ≤ 1.
-    threshold : float
+    queries : sequence of int, float or Fraction, of length n_queries
+        Query values on the data, each of sensitivity ≤ 1, exact.
+    threshold : float or Fraction
         The public threshold T.
     epsilon : float
         The privacy parameter ε.
@@ -33,12 +47,25 @@ def above_threshold(queries, threshold, epsilon, rng):
     index : int or None
         0-based index of the first query above the noisy threshold, or None.
     """
-    queries = np.asarray(queries, dtype=float)
-    noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
-    for start in range(0, queries.size, _CHUNK):
-        block = queries[start : start + _CHUNK]
-        noisy = block + rng.laplace(0.0, 4.0 / epsilon, block.size)
-        hits = np.flatnonzero(noisy >= noisy_threshold)
-        if hits.size:
-            return start + int(hits[0])
+    threshold_noise = rng.laplace(0.0, 2.0 / epsilon)
+    noisy_threshold = Fraction(threshold) + Fraction(threshold_noise)
+    level = float(noisy_threshold)
+    for start in range(0, len(queries), _CHUNK):
+        block = list(queries[start : start + _CHUNK])
+        noise = rng.laplace(0.0, 4.0 / epsilon, len(block))
+        approximate = np.array([float(q) for q in block]) + noise
+        slack = _SCREEN * (np.abs(approximate) + np.abs(noise) + abs(level) + 1.0)
+        for i in np.flatnonzero(approximate >= level - slack):
+            if _exact(block[i]) + Fraction(float(noise[i])) >= noisy_threshold:
+                return start + int(i)
     return None
+
+
+def _exact(value):
+    """A query value as a Fraction of Python ints (numpy integers would keep
+    their fixed width inside the Fraction and overflow)."""
+    if isinstance(value, np.integer):
+        return Fraction(int(value))
+    if isinstance(value, np.floating):
+        return Fraction(float(value))
+    return Fraction(value)

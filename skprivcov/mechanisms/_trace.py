@@ -1,6 +1,7 @@
 """A private upper bound on the trace of the second moment."""
 
 import math
+from fractions import Fraction
 
 from skprivcov.mechanisms._sensitivity import (
     gaussian_scale,
@@ -21,10 +22,16 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     Either shift makes t̂r ≥ tr with probability at least 1 − β; the result is
     clipped to [0, ceiling] using only the public facts 0 ≤ tr ≤ 1.
 
+    The trace, the noise and the shift are added exactly (as fractions) and the
+    sum is rounded once, which is post-processing of the exact sum. With an
+    exact ``trace`` (``SufficientStatistics.trace``) the sensitivity 1/n then
+    holds in floating point too (§13.6); a float trace carries its own
+    rounding.
+
     Parameters
     ----------
-    trace : float
-        tr Σ of unit-ball rows.
+    trace : Fraction or float
+        tr Σ of unit-ball rows, best exact.
     n_samples : int
         n (public).
     budget : PrivacyCost
@@ -43,10 +50,11 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     sensitivity = trace_sensitivity(n_samples)
     if budget.notion == "zcdp":
         sigma = gaussian_scale(sensitivity, budget.rho)
-        value = trace + sigma * (
-            rng.standard_normal() + math.sqrt(2.0 * math.log(1.0 / beta))
-        )
+        noise = sigma * rng.standard_normal()
+        shift = sigma * math.sqrt(2.0 * math.log(1.0 / beta))
     else:
         scale = laplace_scale(sensitivity, budget.parameter)
-        value = trace + scale * (rng.laplace() + math.log(1.0 / (2.0 * beta)))
+        noise = scale * rng.laplace()
+        shift = scale * math.log(1.0 / (2.0 * beta))
+    value = float(Fraction(trace) + Fraction(noise) + Fraction(shift))
     return min(max(value, 0.0), ceiling), budget

@@ -1,13 +1,13 @@
 """What the public-bounds transformers share: stateless fit, tags, validation."""
 
-import numpy as np
 from sklearn.base import (
     BaseEstimator,
     OneToOneFeatureMixin,
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils.validation import validate_data
+
+from skprivcov._validation import check_input
 
 __all__ = ["BasePublicBoundsTransformer"]
 
@@ -31,13 +31,8 @@ class BasePublicBoundsTransformer(
         return tags
 
     def _validate(self, X, *, reset):
-        return validate_data(
-            self,
-            X,
-            reset=reset,
-            accept_sparse=self._accept_sparse,
-            dtype=(np.float64, np.float32),
-        )
+        # Every check of skprivcov's own: no message names a value of X.
+        return check_input(self, X, reset=reset, accept_sparse=self._accept_sparse)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -6,7 +6,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval
 
-from skprivcov._stats import _inverse_scales, _row_norms
+from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 
 __all__ = ["RowNormClipper"]
@@ -75,15 +75,23 @@ class RowNormClipper(BasePublicBoundsTransformer):
 
     def _transform(self, X):
         bound = float(self.norm_bound)
+        if sparse.issparse(X):
+            # Duplicates summed first: the norm is that of the row as it is
+            # used (ALGORITHMS.md §13.3).
+            X = canonical_sparse(X)
+        norms = row_norms(X)
         if self.scale:
             # x / max(‖x‖, B): exactly the rows every estimator computes (_stats).
-            factors = _inverse_scales(X, bound)
+            factors = unit_ball_factors(norms, bound)
         else:
             # Rows inside the ball keep the factor 1 exactly, hence stay unchanged.
-            norms = _row_norms(X)
             factors = np.ones_like(norms)
             np.divide(bound, norms, out=factors, where=norms > bound)
         factors = factors.astype(X.dtype, copy=False)
-        if sparse.issparse(X):
-            return (sparse.diags_array(factors) @ X).asformat(X.format)
-        return X * factors[:, None]
+        if not sparse.issparse(X):
+            return X * factors[:, None]
+        if X.format == "csr":
+            values = X.data * np.repeat(factors, np.diff(X.indptr))
+        else:  # CSC: each stored value belongs to the row its index names.
+            values = X.data * factors[X.indices]
+        return type(X)((values, X.indices, X.indptr), shape=X.shape)

@@ -2,6 +2,7 @@
 
 from skprivcov.privacy._accountant import PrivacyAccountant
 from skprivcov.privacy._budget import resolve_budget
+from skprivcov.privacy._caveats import CAVEATS, MCMC_NOISE
 from skprivcov.privacy._conversions import (
     bun_steinke_epsilon,
     cks_delta,
@@ -18,6 +19,8 @@ from skprivcov.privacy._exceptions import (
 from skprivcov.privacy._ledger import SpendRecord
 
 __all__ = [
+    "CAVEATS",
+    "MCMC_NOISE",
     "BudgetExceededError",
     "PrivacyAccountant",
     "PrivacyCost",

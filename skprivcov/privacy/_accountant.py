@@ -12,7 +12,7 @@ from skprivcov.privacy._exceptions import (
     BudgetExceededError,
     UnsupportedPrivacyNotionError,
 )
-from skprivcov.privacy._ledger import SqliteLedger
+from skprivcov.privacy._ledger import SqliteLedger, decimal
 
 __all__ = ["PrivacyAccountant"]
 
@@ -20,9 +20,22 @@ _BISECTION_STEPS = 200
 
 
 def _ceil(fraction):
-    """The smallest float not below an exact fraction (never under-reports)."""
+    """The nearest float whose decimal (what it prints as) is not below an
+    exact fraction: never under-reports, and a total of typed decimals prints
+    as itself (25 × 0.01 as 0.25)."""
     value = float(fraction)
-    return math.nextafter(value, math.inf) if value < fraction else value
+    while decimal(value) < fraction:
+        value = math.nextafter(value, math.inf)
+    return value
+
+
+def _floor(fraction):
+    """The nearest float whose decimal is not above an exact fraction ≥ 0: a
+    remaining amount that, spent as printed, is admitted."""
+    value = float(fraction)
+    while decimal(value) > fraction:
+        value = math.nextafter(value, 0.0)
+    return value
 
 
 def _spent_epsilon(totals, delta):
@@ -69,12 +82,27 @@ class _TotalBudget:
         return cls("approx", epsilon=float(epsilon), delta=float(delta))
 
     def admits(self, totals):
-        # Exact comparisons of fractions for ρ and pure ε budgets.
+        # Exact comparisons of decimals for ρ and pure ε budgets.
         if self.kind == "zcdp":
-            return totals.pure_rho + totals.zcdp_rho <= Fraction(self.rho)
+            return totals.pure_rho + totals.zcdp_rho <= decimal(self.rho)
         if self.kind == "pure":
-            return totals.n_zcdp == 0 and totals.pure_epsilon <= Fraction(self.epsilon)
+            return totals.n_zcdp == 0 and totals.pure_epsilon <= decimal(self.epsilon)
         return _spent_epsilon(totals, self.delta) <= self.epsilon
+
+    def remaining(self, totals, notion):
+        """The exact largest further spend of ``notion`` for a ρ or pure ε
+        budget (None for an (ε, δ) budget, found by bisection instead)."""
+        if self.kind == "zcdp":
+            left = decimal(self.rho) - totals.pure_rho - totals.zcdp_rho
+            if left <= 0:
+                return Fraction(0)
+            # A pure spend ε costs ε²/2: the largest decimal ε with ε² ≤ 2·left.
+            return left if notion == "zcdp" else _sqrt_floor(2 * left)
+        if self.kind == "pure":
+            if notion != "pure" or totals.n_zcdp:
+                return Fraction(0)
+            return max(decimal(self.epsilon) - totals.pure_epsilon, Fraction(0))
+        return None
 
     def largest_single(self):
         """An upper bound on the parameter of any one admissible spend."""
@@ -87,6 +115,15 @@ class _TotalBudget:
         if self.kind == "pure":
             return f"{self.epsilon:.6g}-DP (pure)"
         return f"({self.epsilon:.6g}, {self.delta:.3g})-DP"
+
+
+def _sqrt_floor(value):
+    """A fraction s ≤ √value (for a remaining ε under a ρ budget), within a few
+    ulps of it."""
+    root = Fraction(math.sqrt(value))
+    while root * root > value:
+        root = Fraction(math.nextafter(float(root), 0.0))
+    return root
 
 
 def _check_positive(name, value):
@@ -218,7 +255,7 @@ class PrivacyAccountant:
                 f"{self._budget} admits pure ε-DP spends only."
             )
         spent, before = self._ledger.spend_if(
-            cost.notion, cost.parameter, source, details or {}, self._budget.admits
+            cost, source, details or {}, self._budget.admits
         )
         if not spent:
             raise BudgetExceededError(
@@ -233,20 +270,24 @@ class PrivacyAccountant:
         if self._budget.kind == "pure" and cost.notion != "pure":
             return False
         totals = self._ledger.totals()
-        return self._budget.admits(totals.plus(cost.notion, cost.parameter))
+        return self._budget.admits(
+            totals.plus(cost.notion, cost.parameter, cost.caveats)
+        )
 
     @staticmethod
     def _cost_of(totals):
         if totals.n_zcdp == 0:
-            return PrivacyCost.pure(_ceil(totals.pure_epsilon))
-        return PrivacyCost.zcdp(_ceil(totals.pure_rho + totals.zcdp_rho))
+            cost = PrivacyCost.pure(_ceil(totals.pure_epsilon))
+        else:
+            cost = PrivacyCost.zcdp(_ceil(totals.pure_rho + totals.zcdp_rho))
+        return cost.with_caveats(totals.caveats)
 
     @property
     def spent(self):
         """The composition of every recorded spend, as a PrivacyCost.
 
         Pure if every spend was pure (their ε added), else zCDP (ρ added, pure
-        ε as ε²/2).
+        ε as ε²/2). It carries the caveats of every spend.
         """
         return self._cost_of(self._ledger.totals())
 
@@ -258,8 +299,9 @@ class PrivacyAccountant:
 
     def _largest(self, totals, notion):
         """Largest parameter of one more ``notion`` spend that the budget admits."""
-        if self._budget.kind == "pure" and notion != "pure":
-            return 0.0
+        exact = self._budget.remaining(totals, notion)
+        if exact is not None:
+            return _floor(exact)
         low, high = 0.0, self._budget.largest_single()
         if not self._budget.admits(totals.plus(notion, low)):
             return 0.0

@@ -1,8 +1,9 @@
 """The value object that says what a release spent."""
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from skprivcov.privacy._caveats import CAVEATS
 from skprivcov.privacy._conversions import cks_epsilon, pure_to_zcdp
 
 __all__ = ["PrivacyCost"]
@@ -31,6 +32,11 @@ class PrivacyCost:
     reference_delta : float or None, default=None
         For a zCDP cost calibrated from an (ε, δ) target: that δ, so that
         :attr:`epsilon` reports the ε it implies. ``None`` otherwise.
+    caveats : tuple of str, default=()
+        Codes of the caveats that weaken the guarantee (keys of
+        :data:`skprivcov.privacy.CAVEATS`), e.g. ``"mcmc-noise"`` for noise
+        partly drawn by a Markov chain. Composition keeps every caveat of
+        every part.
 
     Attributes
     ----------
@@ -57,6 +63,7 @@ class PrivacyCost:
     notion: str
     parameter: float
     reference_delta: float | None = None
+    caveats: tuple = field(default=())
 
     def __post_init__(self):
         if self.notion not in _NOTIONS:
@@ -74,6 +81,13 @@ class PrivacyCost:
                 raise ValueError(
                     f"reference_delta must lie in (0, 1), got {self.reference_delta!r}."
                 )
+        caveats = tuple(sorted(set(self.caveats)))
+        for code in caveats:
+            if code not in CAVEATS:
+                raise ValueError(
+                    f"Unknown caveat {code!r}; known caveats: {sorted(CAVEATS)}."
+                )
+        object.__setattr__(self, "caveats", caveats)
 
     @classmethod
     def pure(cls, epsilon):
@@ -84,6 +98,10 @@ class PrivacyCost:
     def zcdp(cls, rho, *, reference_delta=None):
         """A ρ-zCDP cost, optionally reported as (ε, δ) at ``reference_delta``."""
         return cls("zcdp", rho, reference_delta)
+
+    def with_caveats(self, caveats):
+        """The same cost with ``caveats`` added to its own."""
+        return replace(self, caveats=(*self.caveats, *caveats))
 
     @classmethod
     def zero(cls):
@@ -132,11 +150,15 @@ class PrivacyCost:
     def __add__(self, other):
         if not isinstance(other, PrivacyCost):
             return NotImplemented
+        caveats = (*self.caveats, *other.caveats)
         if self.notion == other.notion == "pure":
-            return PrivacyCost.pure(self.parameter + other.parameter)
+            return PrivacyCost.pure(self.parameter + other.parameter).with_caveats(
+                caveats
+            )
         deltas = {d for d in (self.reference_delta, other.reference_delta) if d}
         reference_delta = deltas.pop() if len(deltas) == 1 else None
-        return PrivacyCost.zcdp(self.rho + other.rho, reference_delta=reference_delta)
+        total = PrivacyCost.zcdp(self.rho + other.rho, reference_delta=reference_delta)
+        return total.with_caveats(caveats)
 
     def __radd__(self, other):
         # Lets sum() start from its default 0.
@@ -144,10 +166,25 @@ class PrivacyCost:
             return self
         return NotImplemented
 
+    def __repr__(self):
+        # Without caveats, the repr of a plain cost (unchanged since 0.1).
+        text = (
+            f"PrivacyCost(notion={self.notion!r}, parameter={self.parameter!r}, "
+            f"reference_delta={self.reference_delta!r}"
+        )
+        if self.caveats:
+            text += f", caveats={self.caveats!r}"
+        return text + ")"
+
     def __str__(self):
         if self.notion == "pure":
-            return f"{self.parameter:.6g}-DP (pure)"
-        text = f"{self.parameter:.6g}-zCDP"
-        if self.reference_delta is not None:
-            text += f" (implies ({self.epsilon:.6g}, {self.reference_delta:.3g})-DP)"
+            text = f"{self.parameter:.6g}-DP (pure)"
+        else:
+            text = f"{self.parameter:.6g}-zCDP"
+            if self.reference_delta is not None:
+                text += (
+                    f" (implies ({self.epsilon:.6g}, {self.reference_delta:.3g})-DP)"
+                )
+        if self.caveats:
+            text += f" [caveat: {', '.join(self.caveats)}]"
         return text

@@ -5,8 +5,19 @@ transaction that reads the totals, checks them against the budget and appends
 the record, so two processes can never both pass the check on the same
 remaining budget. SQLite's rollback journal (``synchronous=FULL``) makes a
 transaction all-or-nothing even if its process is killed half-way. The ledger
-stores what was spent, when, and by whom with which parameters; never any value
-derived from the data.
+stores what was spent, when, by whom with which parameters, and the caveats of
+the guarantee; never any value derived from the data.
+
+A ledger kept in memory belongs to the process that created it (ALGORITHMS.md
+§13.5): a forked child that inherits it cannot spend from it (its spends would
+land in a copy the parent never sees), so every use there raises.
+
+Amounts are added as the decimals they print as (the shortest decimal that
+reads back as the same float, what Python's ``repr`` shows), exactly, as
+fractions: a budget ρ = 0.25 admits 25 spends of ρ = 0.01, as a person would
+expect. Each float differs from its decimal by at most half a unit in the last
+place, so the floats the noise was calibrated with may exceed the budget by at
+most a relative 2^−52 (about 2.2e−16), never more.
 """
 
 import datetime
@@ -17,7 +28,7 @@ import threading
 from fractions import Fraction
 from typing import NamedTuple
 
-__all__ = ["SpendRecord", "SqliteLedger", "Totals"]
+__all__ = ["SpendRecord", "SqliteLedger", "Totals", "decimal"]
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -28,40 +39,51 @@ _SCHEMA = (
     " parameter REAL NOT NULL CHECK (parameter >= 0),"
     " source TEXT NOT NULL,"
     " details TEXT NOT NULL,"
-    " process INTEGER NOT NULL)",
+    " process INTEGER NOT NULL,"
+    " caveats TEXT NOT NULL DEFAULT '[]')",
 )
 _BUSY_TIMEOUT_SECONDS = 120.0
+
+
+def decimal(value):
+    """The exact value of the shortest decimal that reads back as ``value``."""
+    return Fraction(repr(float(value)))
 
 
 class Totals(NamedTuple):
     """Exact sums over the records of a ledger, as fractions.
 
-    Recorded parameters are floats, i.e. exact binary fractions; summing them as
-    :class:`fractions.Fraction` makes "the spends fit the budget" an exact
-    comparison, free of rounding.
+    Each recorded parameter counts as its decimal (:func:`decimal`); summing
+    them as :class:`fractions.Fraction` makes "the spends fit the budget" an
+    exact comparison, free of rounding.
     """
 
     pure_epsilon: Fraction  # Σ ε over pure records
     pure_rho: Fraction  # Σ ε²/2 over pure records (their zCDP equivalent)
     zcdp_rho: Fraction  # Σ ρ over zCDP records
     n_zcdp: int  # number of zCDP records
+    caveats: frozenset = frozenset()  # every caveat of every record
 
     @classmethod
     def of(cls, records):
         totals = cls(Fraction(0), Fraction(0), Fraction(0), 0)
-        for notion, parameter in records:
-            totals = totals.plus(notion, parameter)
+        for notion, parameter, caveats in records:
+            totals = totals.plus(notion, parameter, json.loads(caveats))
         return totals
 
-    def plus(self, notion, parameter):
+    def plus(self, notion, parameter, caveats=()):
         """These totals with one more spend."""
-        value = Fraction(parameter)
+        value = decimal(parameter)
+        caveats = self.caveats | frozenset(caveats)
         if notion == "pure":
             return self._replace(
                 pure_epsilon=self.pure_epsilon + value,
                 pure_rho=self.pure_rho + value * value / 2,
+                caveats=caveats,
             )
-        return self._replace(zcdp_rho=self.zcdp_rho + value, n_zcdp=self.n_zcdp + 1)
+        return self._replace(
+            zcdp_rho=self.zcdp_rho + value, n_zcdp=self.n_zcdp + 1, caveats=caveats
+        )
 
 
 class SpendRecord(NamedTuple):
@@ -74,6 +96,7 @@ class SpendRecord(NamedTuple):
     source: str
     details: dict
     process: int
+    caveats: tuple = ()
 
 
 class SqliteLedger:
@@ -89,14 +112,31 @@ class SqliteLedger:
     def __init__(self, path=None):
         # Absolute, so that a worker process started elsewhere opens this file.
         self.path = None if path is None else os.path.abspath(os.fspath(path))
+        self._owner = os.getpid()
         self._lock = threading.Lock()
+        self._lock_pid = os.getpid()
         self._connection = None
         self._pid = None
-        with self._lock:
+        with self._locked():
             self._connect()
 
+    def _locked(self):
+        """This process's lock. A forked child gets a new one: the parent's
+        may have been held by another thread at the fork, and never freed."""
+        if self._lock_pid != os.getpid():
+            self._lock, self._lock_pid = threading.Lock(), os.getpid()
+        return self._lock
+
     def _connect(self):
-        """This process's connection (a forked child opens its own)."""
+        """This process's connection (a forked child opens its own file
+        connection; an in-memory ledger refuses to be used there)."""
+        if self.path is None and os.getpid() != self._owner:
+            raise RuntimeError(
+                f"This in-memory PrivacyAccountant belongs to process {self._owner}; "
+                f"process {os.getpid()} (a forked copy) cannot spend from it, since "
+                "its spends would never reach the original. Give the accountant a "
+                "path (an SQLite file) to share one budget across processes."
+            )
         if self._connection is not None and self._pid == os.getpid():
             return self._connection
         connection = sqlite3.connect(
@@ -108,12 +148,13 @@ class SqliteLedger:
         connection.execute("PRAGMA synchronous=FULL")
         for statement in _SCHEMA:  # each one atomic; a no-op once created
             connection.execute(statement)
+        _add_caveats_column(connection)
         self._connection, self._pid = connection, os.getpid()
         return connection
 
     def _transaction(self, body):
         """Run ``body(connection)`` in one write transaction under the lock."""
-        with self._lock:
+        with self._locked():
             connection = self._connect()
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -152,8 +193,9 @@ class SqliteLedger:
 
         return self._transaction(body)
 
-    def spend_if(self, notion, parameter, source, details, admits):
-        """Append a spend if ``admits(totals_after)`` holds, atomically.
+    def spend_if(self, cost, source, details, admits):
+        """Append a spend of ``cost`` (a PrivacyCost) if ``admits(totals_after)``
+        holds, atomically.
 
         Returns
         -------
@@ -162,22 +204,20 @@ class SqliteLedger:
         details_json = json.dumps(details, sort_keys=True)
 
         def body(connection):
-            records = connection.execute(
-                "SELECT notion, parameter FROM spends"
-            ).fetchall()
-            before = Totals.of(records)
-            if not admits(before.plus(notion, parameter)):
+            before = Totals.of(connection.execute(_TOTALS_QUERY).fetchall())
+            if not admits(before.plus(cost.notion, cost.parameter, cost.caveats)):
                 return False, before
             connection.execute(
                 "INSERT INTO spends (created_at, notion, parameter, source, "
-                "details, process) VALUES (?, ?, ?, ?, ?, ?)",
+                "details, process, caveats) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                    notion,
-                    parameter,
+                    cost.notion,
+                    cost.parameter,
                     source,
                     details_json,
                     os.getpid(),
+                    json.dumps(list(cost.caveats)),
                 ),
             )
             return True, before
@@ -186,22 +226,41 @@ class SqliteLedger:
 
     def totals(self):
         """The totals of all committed records."""
-        with self._lock:
-            records = (
-                self._connect().execute("SELECT notion, parameter FROM spends")
-            ).fetchall()
+        with self._locked():
+            records = self._connect().execute(_TOTALS_QUERY).fetchall()
         return Totals.of(records)
 
     def history(self):
         """All committed records, oldest first."""
-        with self._lock:
+        with self._locked():
             rows = (
                 self._connect().execute(
                     "SELECT id, created_at, notion, parameter, source, details, "
-                    "process FROM spends ORDER BY id"
+                    "process, caveats FROM spends ORDER BY id"
                 )
             ).fetchall()
         return [
-            SpendRecord(i, t, n, p, s, json.loads(d), pid)
-            for i, t, n, p, s, d, pid in rows
+            SpendRecord(i, t, n, p, s, json.loads(d), pid, tuple(json.loads(c)))
+            for i, t, n, p, s, d, pid, c in rows
         ]
+
+
+_TOTALS_QUERY = "SELECT notion, parameter, caveats FROM spends"
+
+
+def _add_caveats_column(connection):
+    """Ledgers written before caveats were recorded get the column (their
+    records had none: the nuclear mechanism's were not recorded as such)."""
+    if "caveats" in _columns(connection):
+        return
+    try:
+        connection.execute(
+            "ALTER TABLE spends ADD COLUMN caveats TEXT NOT NULL DEFAULT '[]'"
+        )
+    except sqlite3.OperationalError:
+        if "caveats" not in _columns(connection):  # not a concurrent migration
+            raise
+
+
+def _columns(connection):
+    return {row[1] for row in connection.execute("PRAGMA table_info(spends)")}

@@ -1,0 +1,54 @@
+"""Shared parameter constraints, with the safe ranges of the public numbers.
+
+ALGORITHMS.md §13.2: nothing that is independent of the data may fail after
+the budget is charged. Every public number a fit computes with is therefore
+bounded, and checked before the charge by ``_parameter_constraints``, to a
+range where no intermediate value can overflow or underflow float64:
+
+* a budget ρ or ε in [1e−30, 1e30], and a share of it in [1e−3, 1 − 1e−3], so
+  every part is at least 1e−33: the largest noise at unit scale is then below
+  about 1e18 (Gaussian) or 1e35·d (Laplace), and the exponential mechanism's
+  concentration below 1e30·n;
+* a norm bound B in [1e−30, 1e30], so the release is rescaled by B² ≤ 1e60 (at
+  most ~1e100·d² in all) and AdaptiveCovariance's smallest threshold,
+  B·2^−320 ≥ 4e−127, has a normal square;
+* the remaining numbers (failure probabilities, shares, factors) within ranges
+  where their logarithms and products stay finite.
+
+The ranges are far wider than any meaningful use: a budget below 1e−30 releases
+noise only, and rescaling a unit-ball release by more than 1e60 loses nothing
+that a smaller unit would keep.
+"""
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from skprivcov._stats import NONFINITE_RULES
+
+__all__ = [
+    "BUDGET",
+    "BUDGET_RANGE",
+    "DELTA",
+    "NONFINITE",
+    "NORM_BOUND",
+    "NORM_BOUND_RANGE",
+    "RELEASE_SEED",
+    "SHARE",
+    "SHARE_RANGE",
+]
+
+BUDGET_RANGE = (1e-30, 1e30)
+NORM_BOUND_RANGE = (1e-30, 1e30)
+SHARE_RANGE = (1e-3, 1.0 - 1e-3)
+
+# rho and epsilon (None: not given).
+BUDGET = [Interval(Real, *BUDGET_RANGE, closed="both"), None]
+DELTA = [Interval(Real, 0, 1, closed="left"), None]
+NORM_BOUND = [Interval(Real, *NORM_BOUND_RANGE, closed="both")]
+# A share of a budget (e.g. an eigenvalue share, a trace fraction).
+SHARE = [Interval(Real, *SHARE_RANGE, closed="both")]
+# The random_state of anything that releases: None or an int >= 0; a Generator
+# or RandomState would be deep-copied by clone() and replayed (_random).
+RELEASE_SEED = [Interval(Integral, 0, None, closed="left"), None]
+NONFINITE = [StrOptions(set(NONFINITE_RULES))]

@@ -1,0 +1,233 @@
+"""Input validation in two steps: public facts before the charge, values after.
+
+ALGORITHMS.md §13.2 (docs/threat_model.rst): before any privacy is spent, only
+public facts of the input may be checked: the kind of container, the shape,
+the dtype kind, the sparse format and the column names. Whatever reads values
+runs after the charge: converting an object array to numbers here
+(:func:`as_numeric`), and the finiteness check, which lives in the first
+statistics pass (``_stats``). A refusal that depends on values is then paid
+for and cannot be repeated for free.
+
+No message names a value of the input (§13.1). scikit-learn's ``check_array``
+prints the array for 1-D and complex input and the offending cell for strings,
+so those cases are refused here first, in words of our own, and the
+conversions that could fail on a value are done here with messages that name
+only the problem.
+"""
+
+import warnings
+
+import numpy as np
+from scipy import sparse
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_array, validate_data
+
+from skprivcov._clipping import canonical_sparse
+from skprivcov._dask import check_dask_array, is_dask_array
+
+__all__ = ["as_numeric", "check_finite", "check_input", "check_public", "check_target"]
+
+_NUMERIC_KINDS = "biuf"
+
+
+def _is_dataframe(X):
+    return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _refuse_kind(kind, dtype, name, owner):
+    """Refuse a dtype kind that is not a number (public: the kind, not a value)."""
+    if kind == "c":
+        raise ValueError(
+            f"Complex data not supported: {owner} needs real numbers; {name} has "
+            f"dtype {dtype}."
+        )
+    if kind not in _NUMERIC_KINDS + "O":
+        raise ValueError(f"{owner} needs numbers; {name} has dtype {dtype}.")
+
+
+def _check_shape(shape, name, owner, ensure_min_samples, ensure_min_features):
+    if len(shape) != 2:
+        got = "scalar" if len(shape) == 0 else f"{len(shape)}D"
+        raise ValueError(
+            f"Expected 2D array, got {got} array instead (shape {shape}); {owner} "
+            f"needs {name} of shape (n_samples, n_features). Reshape your data "
+            "either using array.reshape(-1, 1) if it has a single feature or "
+            "array.reshape(1, -1) if it contains a single sample."
+        )
+    n_samples, n_features = shape
+    if n_samples < ensure_min_samples:
+        raise ValueError(
+            f"Found array with {n_samples} sample(s) (shape={shape}) while a "
+            f"minimum of {ensure_min_samples} is required by {owner}."
+        )
+    if n_features < ensure_min_features:
+        raise ValueError(
+            f"Found array with {n_features} feature(s) (shape={shape}) while a "
+            f"minimum of {ensure_min_features} is required by {owner}."
+        )
+
+
+def _public_sparse(X, accept_sparse, name, owner):
+    if not accept_sparse:
+        raise TypeError(
+            f"{owner} does not accept sparse {name}: dense data is required "
+            f"(convert it with {name}.toarray() if it fits in memory)."
+        )
+    _refuse_kind(X.dtype.kind, X.dtype, name, owner)
+    if X.dtype.kind == "O":
+        raise ValueError(f"{owner} needs numbers; sparse {name} has dtype object.")
+    if X.format not in accept_sparse:
+        X = X.asformat(accept_sparse[0])  # structure only; duplicates are summed
+    if X.dtype not in (np.float64, np.float32):
+        X = X.astype(np.float64)
+    return X
+
+
+def _public_dense(X, name, owner):
+    """A numeric ndarray (kept in place when float32/64), or an object array
+    whose values are converted after the charge."""
+    if _is_dataframe(X):
+        kinds = {getattr(dtype, "kind", "O") for dtype in X.dtypes}
+        for kind in kinds - set(_NUMERIC_KINDS + "O"):
+            _refuse_kind(kind, "of kind " + repr(kind), name, owner)
+        if kinds <= set(_NUMERIC_KINDS):
+            return check_array(
+                X,
+                dtype=(np.float64, np.float32),
+                ensure_all_finite=False,
+                ensure_min_samples=0,
+                ensure_min_features=0,
+            )
+        return X.to_numpy(dtype=object)
+    if hasattr(X, "dtype") and hasattr(X, "shape"):
+        X = np.asarray(X)
+        _refuse_kind(X.dtype.kind, X.dtype, name, owner)
+        if X.dtype.kind in "biu":
+            return X.astype(np.float64)
+        if X.dtype.kind == "f" and X.dtype not in (np.float64, np.float32):
+            return X.astype(np.float64)
+        return X
+    # Lists and other sequences: whether their entries are numbers is a fact
+    # about the values, found after the charge.
+    try:
+        return np.asarray(X, dtype=object)
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"{owner} could not read {name} as an array: its rows must all have "
+            "the same length."
+        ) from None
+
+
+def check_public(
+    estimator,
+    X,
+    *,
+    reset,
+    accept_sparse=("csr", "csc"),
+    ensure_min_samples=2,
+    ensure_min_features=2,
+    name="X",
+):
+    """The public checks of X: what may run before the budget is charged.
+
+    Checks the container, the shape (2-D, enough rows and columns), the dtype
+    kind and the sparse format, and records ``n_features_in_`` and
+    ``feature_names_in_`` (or checks them, ``reset=False``). Reads no value.
+
+    Returns
+    -------
+    X : ndarray (float32/64, or object pending :func:`as_numeric`), CSR/CSC
+        matrix (float32/64) or dask array
+        Arrays and memmaps of float32 or float64 are returned as they are (no
+        copy); sparse matrices keep their format when it is accepted.
+    """
+    owner = type(estimator).__name__
+    original = X
+    if is_dask_array(X):
+        X = check_dask_array(
+            X,
+            ensure_min_samples=ensure_min_samples,
+            ensure_min_features=ensure_min_features,
+            owner=owner,
+        )
+        validate_data(estimator, X, reset=reset, skip_check_array=True)
+        return X
+    if sparse.issparse(X):
+        X = _public_sparse(X, accept_sparse, name, owner)
+    else:
+        X = _public_dense(X, name, owner)
+    _check_shape(X.shape, name, owner, ensure_min_samples, ensure_min_features)
+    # The names and the number of features, from the caller's object.
+    validate_data(estimator, original, reset=reset, skip_check_array=True)
+    return X
+
+
+def as_numeric(X, name="X"):
+    """An object array (from :func:`check_public`) converted to float64; any
+    other input unchanged. Reads values: run it after the charge. The error
+    names the problem, never the entry."""
+    if not (isinstance(X, np.ndarray) and X.dtype == object):
+        return X
+    try:
+        return X.astype(np.float64)
+    except (ValueError, OverflowError):
+        raise ValueError(
+            f"{name} has an entry that is not a number (or is beyond the range "
+            "of float64)."
+        ) from None
+    except TypeError:
+        raise TypeError(
+            f"{name} has an entry that is neither a string nor a number (the "
+            "argument must be a string or a number)."
+        ) from None
+
+
+def check_finite(X, name="X"):
+    """Refuse NaN or infinite values (data that no budget protects: test data,
+    a transformer's input). The message names no value."""
+    if sparse.issparse(X):
+        values = canonical_sparse(X).data
+    else:
+        values = X
+    if not np.isfinite(values).all():
+        raise ValueError(f"Input {name} contains NaN or infinity.")
+    return X
+
+
+def check_input(estimator, X, *, reset=False, name="X", **public):
+    """Every check at once, for data that no budget protects (the rows given
+    to ``score``, ``predict`` or a stateless transformer): the public checks,
+    the conversion and finiteness."""
+    public.setdefault("ensure_min_samples", 1)
+    public.setdefault("ensure_min_features", 1)
+    X = check_public(estimator, X, reset=reset, name=name, **public)
+    if is_dask_array(X):
+        X = X.compute()
+    return check_finite(as_numeric(X, name), name)
+
+
+def check_target(y, n_samples, owner):
+    """Public checks of a regression target: present, one value per row, a
+    numeric (or object) dtype kind. Returns a 1-D array, object arrays pending
+    :func:`as_numeric`."""
+    if y is None:
+        raise ValueError(
+            f"{owner} requires y to be passed, but the target y is None; give the "
+            "targets (or a release, covariance=...)."
+        )
+    y = _public_dense(y, "y", owner)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is "
+            "used as y.ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{owner} needs y of shape (n_samples,); got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"y has {y.shape[0]} values but X has {n_samples} rows; they must match."
+        )
+    return y
