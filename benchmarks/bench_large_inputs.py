@@ -45,10 +45,10 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance
+from skprivcov._clipping import row_norms
 from skprivcov._stats import (
     _ceil_log2,
     _dense_chunks,
-    _row_norms,
     _rows_per_chunk,
     norm_profile,
     unit_ball_statistics,
@@ -199,7 +199,7 @@ def per_bucket_single_pass(X, norm_bound):
     d = X.shape[1]
     sums = {}
     for chunk in _dense_chunks(X, _rows_per_chunk(d, None)):
-        norms = _row_norms(chunk)
+        norms = row_norms(chunk)
         rows = chunk / np.maximum(norms, norm_bound)[:, None]
         scaled = np.minimum(norms / norm_bound, 1.0)
         exponent = np.full(len(rows), -64)
