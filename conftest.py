@@ -16,3 +16,20 @@ collect_ignore = [
     "docs/generated",
     "docs/sg_execution_times.rst",
 ]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep the full audit opt-in whatever other ``-m`` expression is given.
+
+    A marker expression in ``addopts`` is replaced, not combined, by one on the
+    command line, so ``-m "not slow"`` alone would run the seven-minute audit.
+    The audit runs only when the expression names it (``-m audit``).
+    """
+    if "audit" in (config.option.markexpr or ""):
+        return
+    kept = [item for item in items if item.get_closest_marker("audit") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(
+            items=[item for item in items if item.get_closest_marker("audit")]
+        )
+        items[:] = kept

@@ -195,6 +195,7 @@ def _run_concurrently(target, ledger, rho, attempts, n_processes=8):
     return sum(successes)
 
 
+@pytest.mark.slow
 def test_eight_processes_never_overspend(ledger):
     # ρ = 1/64 per spend and a total of 10/64: exactly ten spends fit.
     accountant = PrivacyAccountant(rho=10 / 64, path=ledger)
@@ -204,6 +205,7 @@ def test_eight_processes_never_overspend(ledger):
     assert accountant.spent == PrivacyCost.zcdp(10 / 64)
 
 
+@pytest.mark.slow
 def test_eight_processes_fitting_record_exactly_the_successful_fits(ledger):
     accountant = PrivacyAccountant(rho=0.25, path=ledger)
     successes = _run_concurrently(workers.fit_repeatedly, ledger, 1 / 32, 3)
@@ -227,6 +229,7 @@ def _kill_when_ready(target, ledger, tmp_path):
     assert process.exitcode == -signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_a_process_killed_mid_transaction_leaves_the_ledger_consistent(
     ledger, tmp_path
 ):
@@ -245,6 +248,7 @@ def test_a_process_killed_mid_transaction_leaves_the_ledger_consistent(
     assert reopened.spent == PrivacyCost.zcdp(1.0)
 
 
+@pytest.mark.slow
 def test_a_process_killed_mid_fit_has_spent_its_budget(ledger, tmp_path):
     accountant = PrivacyAccountant(rho=1.0, path=ledger)
     _kill_when_ready(workers.die_during_a_fit, ledger, tmp_path)
@@ -252,6 +256,7 @@ def test_a_process_killed_mid_fit_has_spent_its_budget(ledger, tmp_path):
     assert [(r.source, r.parameter) for r in history] == [("GaussianCovariance", 0.25)]
 
 
+@pytest.mark.slow
 def test_grid_search_in_two_worker_processes_records_every_fit(ledger):
     accountant = PrivacyAccountant(rho=10.0, path=ledger)
     search = GridSearchCV(

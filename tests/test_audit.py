@@ -106,6 +106,7 @@ def _check(name, n_releases):
     assert planted.violation, (name, case.bug_label, planted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FAST)
 def test_audit_bounds_stay_below_the_claim_and_catch_the_planted_bug(name):
     _check(name, 10_000)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 # Outputs of a local build in the repository, never sources.
 BUILD_OUTPUTS = shutil.ignore_patterns(
@@ -22,6 +24,7 @@ BUILD_OUTPUTS = shutil.ignore_patterns(
 )
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     shutil.copytree(ROOT / "docs", tmp_path / "docs", ignore=BUILD_OUTPUTS)
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=BUILD_OUTPUTS)
