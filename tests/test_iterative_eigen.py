@@ -31,6 +31,7 @@ from skprivcov.mechanisms import (
     sample_bingham,
     sample_top_eigenvector,
 )
+from skprivcov.privacy import compose_parts
 
 
 def _erratum_log_acceptance(s, q, envelope):
@@ -287,7 +288,7 @@ def _second_moment(d=6, n=500, seed=0):
 def test_uniform_pure_split(spied, coefficient, share):
     S, n = _second_moment()
     epsilon = 2.0
-    _, spent = iterative_eigen_covariance(
+    _, parts = iterative_eigen_covariance(
         S,
         n,
         PrivacyCost.pure(epsilon),
@@ -300,20 +301,20 @@ def test_uniform_pure_split(spied, coefficient, share):
     # d − 1 paid draws share (1 − v)ε equally; the last one, on {±1}, is free.
     np.testing.assert_allclose(epsilons[:-1], (1 - share) * epsilon / 5, rtol=1e-13)
     assert epsilons[-1] == 0.0
-    assert spent.notion == "pure"
-    assert spent.parameter == pytest.approx(epsilon, 1e-13)
+    assert compose_parts(parts).notion == "pure"
+    assert compose_parts(parts).parameter == pytest.approx(epsilon, 1e-13)
 
 
 def test_uniform_zcdp_split(spied):
     S, n = _second_moment()
     rho = 0.4
-    _, spent = iterative_eigen_covariance(
+    _, parts = iterative_eigen_covariance(
         S, n, PrivacyCost.zcdp(rho), np.random.default_rng(0)
     )
     assert spied["values_budget"] == [PrivacyCost.zcdp(rho / 2)]
     epsilons = np.array([c for _, c in spied["draws"]]) / (0.25 * n)
     np.testing.assert_allclose(epsilons[:-1], math.sqrt(rho / 5), rtol=1e-13)
-    assert spent.rho == pytest.approx(rho, 1e-13)
+    assert compose_parts(parts).rho == pytest.approx(rho, 1e-13)
 
 
 @pytest.mark.parametrize("notion", ["pure", "zcdp"])
@@ -321,10 +322,10 @@ def test_adaptive_split_follows_corollary_one(spied, notion):
     S, n = _second_moment(d=8)
     beta = 0.05
     budget = PrivacyCost.pure(1.0) if notion == "pure" else PrivacyCost.zcdp(0.5)
-    _, spent = iterative_eigen_covariance(
+    _, parts = iterative_eigen_covariance(
         S, n, budget, np.random.default_rng(1), budget_split="adaptive", beta=beta
     )
-    assert spent.parameter == pytest.approx(budget.parameter, 1e-13)
+    assert compose_parts(parts).parameter == pytest.approx(budget.parameter, 1e-13)
     released = _iterative.project_capped_simplex(np.sort(spied["noisy"])[::-1], 1.0)
     epsilons = np.array([c for _, c in spied["draws"]])[:-1] / (0.25 * n)
     if notion == "pure":
@@ -341,21 +342,21 @@ def test_adaptive_split_follows_corollary_one(spied, notion):
 
 def test_rank_k_and_deflation_pay_every_draw(spied):
     S, n = _second_moment(d=6)
-    release, spent = iterative_eigen_covariance(
+    release, parts = iterative_eigen_covariance(
         S, n, PrivacyCost.pure(1.2), np.random.default_rng(2), n_components=3
     )
     assert np.linalg.matrix_rank(release, tol=1e-12) == 3
     epsilons = np.array([c for _, c in spied["draws"]]) / (0.25 * n)
     np.testing.assert_allclose(epsilons, 0.6 / 3)
-    assert spent.parameter == pytest.approx(1.2, 1e-13)
+    assert compose_parts(parts).parameter == pytest.approx(1.2, 1e-13)
 
     spied["draws"].clear()
-    _, spent = iterative_eigen_covariance(
+    _, parts = iterative_eigen_covariance(
         S, n, PrivacyCost.pure(1.2), np.random.default_rng(2), update="deflate"
     )
     epsilons = np.array([c for _, c in spied["draws"]]) / (0.25 * n)
     np.testing.assert_allclose(epsilons, 0.6 / 6)  # every draw on the full sphere
-    assert spent.parameter == pytest.approx(1.2, 1e-13)
+    assert compose_parts(parts).parameter == pytest.approx(1.2, 1e-13)
 
 
 def test_deflation_subtracts_the_released_terms(spied, monkeypatch):

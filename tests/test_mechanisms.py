@@ -22,6 +22,7 @@ from skprivcov.mechanisms import (
     separate_covariance,
     symmetric_noise,
 )
+from skprivcov.privacy import compose_parts
 
 
 def _upper_l1(x, y):
@@ -209,12 +210,12 @@ def test_projection_budget_split_reaches_each_part(monkeypatch):
     monkeypatch.setattr(_covariance, "private_trace_upper_bound", spy_trace)
     monkeypatch.setattr(_covariance, "gaussian_covariance", spy_gauss)
     budget = PrivacyCost.zcdp(0.8)
-    _, spent = projection_covariance(
+    _, parts = projection_covariance(
         np.eye(3) / 4, 100, budget, np.random.default_rng(0), trace_fraction=0.25
     )
     assert seen["trace"].rho == pytest.approx(0.2)
     assert seen["matrix"].rho == pytest.approx(0.6)
-    assert spent.rho == pytest.approx(0.8, rel=1e-15)
+    assert compose_parts(parts).rho == pytest.approx(0.8, rel=1e-15)
 
 
 def test_separate_budget_split(monkeypatch):
@@ -226,11 +227,12 @@ def test_separate_budget_split(monkeypatch):
         return original(second_moment, n, budget, rng)
 
     monkeypatch.setattr(_covariance, "_NOISY_COVARIANCE", {"zcdp": spy})
-    _, spent = separate_covariance(
+    _, parts = separate_covariance(
         np.eye(3) / 4, 100, PrivacyCost.zcdp(0.8), np.random.default_rng(0)
     )
     assert seen["matrix"] == PrivacyCost.zcdp(0.4)
-    assert spent == PrivacyCost.zcdp(0.8)
+    assert [part.step for part in parts] == ["eigenvalues", "noisy matrix"]
+    assert compose_parts(parts) == PrivacyCost.zcdp(0.8)
 
 
 def test_mechanisms_refuse_the_wrong_notion():

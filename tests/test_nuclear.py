@@ -24,7 +24,7 @@ from skprivcov.mechanisms import (
     project_nuclear_ball,
     sample_normalised_spectrum,
 )
-from skprivcov.privacy import MCMC_NOISE
+from skprivcov.privacy import MCMC_NOISE, BudgetPart, compose_parts
 
 # --- the exact parts --------------------------------------------------------------
 
@@ -270,14 +270,16 @@ def _second_moment(d=5, n=800, seed=0, scale=1.0):
 @pytest.mark.parametrize("symmetric", [False, True])
 def test_public_radius_spends_all_of_epsilon_on_the_noise(spied_noise, symmetric):
     S, n = _second_moment()
-    release, spent = nuclear_laplace_covariance(
+    release, parts = nuclear_laplace_covariance(
         S, n, PrivacyCost.pure(0.8), np.random.default_rng(0), symmetric=symmetric
     )
     # §6.1: r = Δ_*/ε with Δ_* = 2/n.
     assert len(spied_noise) == 1
     assert spied_noise[0]["scale"] == pytest.approx(2.0 / (0.8 * n), rel=1e-14)
     assert spied_noise[0]["symmetric"] == symmetric
-    assert spent == PrivacyCost.pure(0.8).with_caveats([MCMC_NOISE])
+    assert parts == (
+        BudgetPart("noise", PrivacyCost.pure(0.8).with_caveats([MCMC_NOISE])),
+    )
     np.testing.assert_array_equal(release, release.T)
 
 
@@ -291,7 +293,7 @@ def test_private_radius_follows_algorithm_two(spied_noise, monkeypatch):
         return real(trace, n_samples, budget, rng)
 
     monkeypatch.setattr(_covariance, "_private_nuclear_radius", spy)
-    _, spent = nuclear_laplace_covariance(
+    _, parts = nuclear_laplace_covariance(
         S,
         n,
         PrivacyCost.pure(1.0),
@@ -299,10 +301,16 @@ def test_private_radius_follows_algorithm_two(spied_noise, monkeypatch):
         projection="nuclear",
         trace_bound="private",
     )
-    # §6.6: noise at ε/2, radius at ε/5, 0.7ε in all.
+    # §6.6: noise at ε/2, radius at ε/5; the other 3ε/10 unspent but charged.
     assert spied_noise[0]["scale"] == pytest.approx(2.0 / (0.5 * n), rel=1e-14)
     assert laplace_scales == [PrivacyCost.pure(0.2)]
-    assert spent.parameter == pytest.approx(0.7, rel=1e-14)
+    assert [(part.step, part.cost.parameter) for part in parts] == [
+        ("noise", 0.5),
+        ("nuclear radius", 0.2),
+        ("unspent (dON Alg. 2)", 0.3),
+    ]
+    assert parts[0].cost.caveats == (MCMC_NOISE,)
+    assert compose_parts(parts).parameter == pytest.approx(1.0, rel=1e-14)
 
 
 def test_private_radius_noise_scale():

@@ -5,11 +5,9 @@ from numbers import Real
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skprivcov._constraints import SHARE
-from skprivcov._stats import norm_profile
-from skprivcov.covariance._base import BasePrivateCovariance
-from skprivcov.covariance._centering import CONSTANT_WEIGHT, FEATURE_WEIGHT
+from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
-from skprivcov.mechanisms import adaptive_plan, adaptive_release
+from skprivcov.mechanisms import adaptive_covariance
 
 __all__ = ["AdaptiveCovariance"]
 
@@ -143,35 +141,29 @@ class AdaptiveCovariance(BasePrivateCovariance):
         self.separate_factor = separate_factor
         self.eigenvalue_share = eigenvalue_share
 
-    def _compute_release(self, X, budget, rng):
+    def _release(self, data, budget, rng):
         bound = float(self.norm_bound)
-        n_release = X.shape[1] + (0 if self.assume_centered else 1)
-        plan, plan_spent = adaptive_plan(
-            norm_profile(X, bound, nonfinite=self.nonfinite),
-            n_release,
+        matrix, parts, plan = adaptive_covariance(
+            data.norm_profile(bound),
+            # The second pass: rows clipped at B·2^e, scaled into the unit ball.
+            lambda exponent: data.target(bound * 2.0**exponent).matrix,
+            data.n_columns,
             budget,
             rng,
+            augmented=data.augmented,
             beta=self.beta,
             separate_factor=self.separate_factor,
             private_radius=self.radius == "private",
             eigenvalue_share=self.eigenvalue_share,
         )
-        # Second pass: rows clipped at τ̃ and scaled into the unit ball, i.e.
-        # x / max(‖x‖, B·τ̃) (ALGORITHMS.md §3.3).
         threshold = bound * 2.0**plan.threshold_exponent
-        target = self._statistics_target(X, threshold).matrix
-        # t̂r bounds tr Σ of the rows clipped at r̃ ≥ τ̃, at unit scale; at the
-        # scale of τ̃ the trace bound is t̂r/τ̃², and never above 1.
-        trace_bound = min(1.0, plan.trace_bound * 4.0**-plan.threshold_exponent)
-        if not self.assume_centered:
-            trace_bound = FEATURE_WEIGHT**2 * trace_bound + CONSTANT_WEIGHT**2
-        release, final_spent = adaptive_release(
-            target, X.shape[0], plan, rng, trace_bound=trace_bound
-        )
-        self.threshold_ = threshold
-        self.radius_ = bound * 2.0**plan.radius_exponent
         if plan.separate:
-            self.mechanism_ = "separate"
+            mechanism = "separate"
         else:
-            self.mechanism_ = "gaussian" if budget.notion == "zcdp" else "laplace"
-        return release, plan_spent + final_spent, threshold
+            mechanism = "gaussian" if budget.notion == "zcdp" else "laplace"
+        extras = {
+            "threshold_": threshold,
+            "radius_": bound * 2.0**plan.radius_exponent,
+            "mechanism_": mechanism,
+        }
+        return Release(matrix, parts, threshold, extras)

@@ -2,14 +2,14 @@
 
 The template of every fit (ALGORITHMS.md §13.2): resolve the budget → the
 public checks of X (shape, dtype kind, sparse format; no value read) → charge
-the accountant → convert values → generator → sufficient statistics of the
-unit-ball rows (where the values are checked) → mechanism → post-processing and
-storage → ``privacy_spent_``. Subclasses only name their mechanism; an
-estimator never draws noise itself.
+the accountant → convert values → generator → the estimator's one hook,
+``_release``, which reads the data only through :class:`ClippedData` (where
+the values are checked) and calls its mechanism → the parts it spent checked
+against the budget → post-processing and storage → ``privacy_spent_`` and
+``privacy_parts_``. An estimator never draws noise itself.
 """
 
-from abc import ABCMeta
-from fractions import Fraction
+from abc import ABCMeta, abstractmethod
 from typing import NamedTuple
 
 import numpy as np
@@ -18,35 +18,48 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._centering import center
 from skprivcov._constraints import BUDGET, DELTA, NONFINITE, NORM_BOUND, RELEASE_SEED
 from skprivcov._random import release_generator, seed_description
-from skprivcov._stats import unit_ball_statistics
 from skprivcov._validation import as_numeric, check_input, check_public
-from skprivcov.covariance._centering import (
-    CONSTANT_SQUARE,
-    FEATURE_SQUARE,
-    augment,
-    center,
-)
+from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import project_psd
-from skprivcov.privacy import PrivacyAccountant, PrivacyCost, resolve_budget
+from skprivcov.privacy import (
+    PrivacyAccountant,
+    PrivacyCost,
+    check_within,
+    compose_parts,
+    resolve_budget,
+)
 
 __all__ = [
     "BasePrivateCovariance",
+    "Release",
     "ReleasedCovarianceMixin",
-    "Target",
     "charge",
     "describe",
     "public_parameters",
 ]
 
 
-class Target(NamedTuple):
-    """What a mechanism perturbs: the (augmented) second moment of the
-    unit-ball rows and its trace, exact (see ``SufficientStatistics.trace``)."""
+class Release(NamedTuple):
+    """What an estimator's mechanism hands back to the fit: the one protocol.
+
+    matrix : the release at unit scale (rows scaled into the unit ball by
+        ``scale``); the fit multiplies it by ``scale``².
+    parts : the parts of the budget spent (tuple of BudgetPart), from the
+        mechanism's split (``skprivcov.mechanisms.SPLITS``); public.
+    scale : the clipping bound: ``norm_bound``, or a threshold chosen by a
+        stated private step.
+    extras : fitted attributes the mechanism publishes (outputs of its stated
+        private steps, in the units of X); each is on the attribute allow-list
+        of ``tests/test_threat_model.py``.
+    """
 
     matrix: np.ndarray
-    trace: Fraction
+    parts: tuple
+    scale: float
+    extras: dict = {}
 
 
 def charge(accountant, cost, owner, **details):
@@ -191,10 +204,9 @@ class ReleasedCovarianceMixin:
 class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the estimators that release a noisy second moment.
 
-    Subclasses set ``_mechanism`` (a function of ``skprivcov.mechanisms`` taking
-    ``(second_moment, n_samples, budget, rng)`` and returning
-    ``(release, spent)``), the notions it offers and its default budget, or
-    override ``_compute_release`` for a mechanism with several data passes.
+    A subclass implements the one hook :meth:`_release` (most call
+    :meth:`_release_at_norm_bound` with their mechanism), and states the
+    notions it offers, its default budget and caveats; the fit does the rest.
     """
 
     _parameter_constraints: dict = {
@@ -263,30 +275,38 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         shape of X) that a subclass needs; run before the accountant is
         charged. None here."""
 
-    def _statistics_target(self, X, bound):
-        """The matrix the mechanism perturbs, and its exact trace: the second
-        moment of the rows x / max(‖x‖, bound), augmented with the constant
-        column unless ``assume_centered`` (ALGORITHMS.md §8.2)."""
-        stats = unit_ball_statistics(
-            X, bound, with_mean=not self.assume_centered, nonfinite=self.nonfinite
-        )
-        if self.assume_centered:
-            return Target(stats.second_moment, stats.trace)
-        # tr M = c_x²·tr S + c_0² for the augmented rows, exactly (c² = ½).
-        trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
-        return Target(augment(stats.second_moment, stats.mean), trace)
+    @abstractmethod
+    def _release(self, data, budget, rng):
+        """The estimator's mechanism on the charged data.
 
-    def _compute_release(self, X, budget, rng):
-        """Release at unit scale: ``(release, spent, bound)``.
+        Parameters
+        ----------
+        data : ClippedData
+            The only access to the data: statistics of clipped rows.
+        budget : PrivacyCost
+            The budget charged for this fit (with the mechanism's caveats).
+        rng : numpy.random.Generator
+            The only source of noise.
 
-        ``release`` estimates the target of the rows x / max(‖x‖, bound);
-        ``bound`` is ``norm_bound`` here, and may be a data-dependent (private)
-        threshold for subclasses that choose one.
+        Returns
+        -------
+        release : Release
         """
+
+    def _release_at_norm_bound(
+        self, mechanism, data, budget, rng, *, exact_trace=False, **options
+    ):
+        """The one-pass case of :meth:`_release`: ``mechanism`` (a function of
+        ``skprivcov.mechanisms`` taking ``(second_moment, n_samples, budget,
+        rng, **options)`` and returning ``(release, parts)``) on the rows
+        clipped at ``norm_bound``. With ``exact_trace`` it also gets
+        ``trace=``, the exact trace of the target (ALGORITHMS.md §13.6)."""
         bound = float(self.norm_bound)
-        target = self._statistics_target(X, bound)
-        release, spent = self._mechanism(target.matrix, X.shape[0], budget, rng)
-        return release, spent, bound
+        target = data.target(bound)
+        if exact_trace:
+            options["trace"] = target.trace
+        matrix, parts = mechanism(target.matrix, data.n_samples, budget, rng, **options)
+        return Release(matrix, parts, bound)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -314,38 +334,24 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self._charge(budget)
         X = as_numeric(X)
         rng = release_generator(self.random_state)
-        release, spent, bound = self._compute_release(X, budget, rng)
+        data = ClippedData(
+            X, augmented=not self.assume_centered, nonfinite=self.nonfinite
+        )
+        release = self._release(data, budget, rng)
         # Checked before anything is stored: an overspent release is never kept.
-        spent = _charged_cost(spent, budget)
+        check_within(compose_parts(release.parts), budget)
 
         # Post-processing of the release only; back to the scale of the data.
         if self.assume_centered:
-            covariance, location = release, np.zeros(X.shape[1])
+            covariance, location = release.matrix, np.zeros(X.shape[1])
         else:
-            covariance, location = center(release)
+            covariance, location = center(release.matrix)
             if self._psd_release:
                 covariance = project_psd(covariance)
-        self._set_release(covariance * bound**2, location * bound)
-        self.privacy_spent_ = spent
+        self._set_release(covariance * release.scale**2, location * release.scale)
+        for name, value in release.extras.items():
+            setattr(self, name, value)
+        # What the accountant recorded, and how the mechanism divided it.
+        self.privacy_spent_ = budget
+        self.privacy_parts_ = tuple(release.parts)
         return self
-
-
-# The parts of a budget are floats summed in floating point: they may exceed the
-# budget by rounding, a few ulps, and never by more.
-_ROUNDING = 1e-12
-
-
-def _charged_cost(spent, budget):
-    """The cost to report: the budget charged, once the mechanism's parts are
-    checked to fit in it, so ``privacy_spent_`` equals what the accountant
-    recorded."""
-    if (
-        spent.notion != budget.notion
-        or spent.parameter > budget.parameter * (1.0 + _ROUNDING)
-        or not set(spent.caveats) <= set(budget.caveats)
-    ):
-        raise RuntimeError(
-            f"The mechanism spent {spent}, more than the budget {budget} it was "
-            "given; this is a bug, please report it."
-        )
-    return budget

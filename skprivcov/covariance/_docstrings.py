@@ -66,6 +66,11 @@ _SHARED = {
 
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.""",
+    "parts_attribute": """privacy_parts_ : tuple of BudgetPart
+        How the mechanism divided ``privacy_spent_``: one ``(step, cost)``
+        per step, from the split table ``skprivcov.mechanisms.SPLITS``. Public
+        (a function of the parameters only); the costs compose to
+        ``privacy_spent_``.""",
     "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
     public). The release is computed from the rows brought into the unit ball
     by ``norm_bound`` (ALGORITHMS.md §0), so the guarantee holds for any data.""",
@@ -77,6 +82,8 @@ _SHARED["fitted_attributes"] = f"""{_SHARED["release_attributes"]}
     privacy_spent_ : PrivacyCost
         What the fit spent: the budget charged, which the parts of the
         mechanism add up to (checked at every fit).
+
+    {_SHARED["parts_attribute"]}
 
     {_SHARED["input_attributes"]}"""
 

@@ -53,4 +53,5 @@ class GaussianCovariance(BasePrivateCovariance):
     1-zCDP
     """
 
-    _mechanism = staticmethod(gaussian_covariance)
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(gaussian_covariance, data, budget, rng)

@@ -195,10 +195,10 @@ class IterativeEigenCovariance(BasePrivateCovariance):
                 f"{X.shape[1]} features of X."
             )
 
-    def _mechanism(self, second_moment, n_samples, budget, rng):
-        return iterative_eigen_covariance(
-            second_moment,
-            n_samples,
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(
+            iterative_eigen_covariance,
+            data,
             budget,
             rng,
             n_components=self.n_components,

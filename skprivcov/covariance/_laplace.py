@@ -53,6 +53,8 @@ class LaplaceCovariance(BasePrivateCovariance):
     1-DP (pure)
     """
 
-    _mechanism = staticmethod(laplace_covariance)
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(laplace_covariance, data, budget, rng)
+
     _notions = ("pure",)
     _default_budget = PrivacyCost.pure(1.0)

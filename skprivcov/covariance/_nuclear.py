@@ -84,6 +84,8 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         estimator listed under See Also when the pure-DP claim must hold
         exactly.
 
+    {parts_attribute}
+
     {input_attributes}
 
     See Also
@@ -195,18 +197,15 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
                 "projection='nuclear' or 'psd-trace', or trace_bound='public'."
             )
 
-    def _compute_release(self, X, budget, rng):
-        bound = float(self.norm_bound)
-        target = self._statistics_target(X, bound)
-        release, spent = nuclear_laplace_covariance(
-            target.matrix,
-            X.shape[0],
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(
+            nuclear_laplace_covariance,
+            data,
             budget,
             rng,
+            exact_trace=True,
             symmetric=self.variant == "symmetric",
             projection=self.projection,
             trace_bound=self.trace_bound,
             n_sweeps=self.n_sweeps,
-            trace=target.trace,
         )
-        return release, spent, bound

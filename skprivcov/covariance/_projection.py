@@ -99,16 +99,13 @@ class ProjectionCovariance(BasePrivateCovariance):
         self.trace_fraction = trace_fraction
         self.beta = beta
 
-    def _compute_release(self, X, budget, rng):
-        bound = float(self.norm_bound)
-        target = self._statistics_target(X, bound)
-        release, spent = projection_covariance(
-            target.matrix,
-            X.shape[0],
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(
+            projection_covariance,
+            data,
             budget,
             rng,
+            exact_trace=True,
             trace_fraction=self.trace_fraction,
             beta=self.beta,
-            trace=target.trace,
         )
-        return release, spent, bound

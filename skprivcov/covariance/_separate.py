@@ -98,10 +98,10 @@ class SeparateCovariance(BasePrivateCovariance):
         )
         self.eigenvalue_share = eigenvalue_share
 
-    def _mechanism(self, second_moment, n_samples, budget, rng):
-        return separate_covariance(
-            second_moment,
-            n_samples,
+    def _release(self, data, budget, rng):
+        return self._release_at_norm_bound(
+            separate_covariance,
+            data,
             budget,
             rng,
             eigenvalue_share=self.eigenvalue_share,

@@ -38,6 +38,9 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     privacy_spent_ : PrivacyCost
         Zero: only the public n and d are read.
 
+    privacy_parts_ : tuple
+        Empty: nothing is spent.
+
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -97,4 +100,5 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         self._charge(PrivacyCost.zero())
         self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
         self.privacy_spent_ = PrivacyCost.zero()
+        self.privacy_parts_ = ()
         return self

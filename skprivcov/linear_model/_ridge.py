@@ -135,6 +135,10 @@ array-like of shape (n_columns, n_columns) or None, default=None
     privacy_spent_ : PrivacyCost
         Zero when fit from ``covariance``; else the cost of the release made.
 
+    privacy_parts_ : tuple of BudgetPart
+        Empty when fit from ``covariance``; else the release's split
+        (``estimator_.privacy_parts_``).
+
     n_features_in_ : int
         Number of features.
 
@@ -257,6 +261,7 @@ default=None
         # The release's columns are [X..., y]: the target is the last one.
         self._set_model(release, list(range(X.shape[1])), X.shape[1], X.shape[1])
         self.privacy_spent_ = estimator.privacy_spent_
+        self.privacy_parts_ = estimator.privacy_parts_
         return self
 
     def _fit_from_release(self, X):
@@ -313,6 +318,7 @@ default=None
             self.feature_names_in_ = selected
         self._set_model(release, features, len(features), target)
         self.privacy_spent_ = PrivacyCost.zero()
+        self.privacy_parts_ = ()
         return self
 
     def _set_model(self, release, features, n_features, target):

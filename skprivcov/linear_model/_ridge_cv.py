@@ -99,6 +99,9 @@ class PrivateRidgeCV(BasePrivateRidge):
     privacy_spent_ : PrivacyCost
         The cost of one release (parallel composition over disjoint folds).
 
+    privacy_parts_ : tuple of BudgetPart
+        The split of each fold's release (the same for every fold).
+
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -240,4 +243,6 @@ class PrivateRidgeCV(BasePrivateRidge):
         self.release_ = release
         self.fold_releases_ = fold_releases
         self.privacy_spent_ = budget
+        # Every fold's release spends the same split, in parallel (disjoint rows).
+        self.privacy_parts_ = estimator.privacy_parts_
         return self

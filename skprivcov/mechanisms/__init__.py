@@ -6,6 +6,7 @@ the specification each function cites.
 
 from skprivcov.mechanisms._adaptive import (
     AdaptivePlan,
+    adaptive_covariance,
     adaptive_plan,
     adaptive_release,
 )
@@ -61,13 +62,16 @@ from skprivcov.mechanisms._sensitivity import (
     second_moment_nuclear_sensitivity,
     trace_sensitivity,
 )
+from skprivcov.mechanisms._splits import SPLITS, split_budget
 from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
 
 __all__ = [
+    "SPLITS",
     "AdaptivePlan",
     "NoiseDiagnostics",
     "above_threshold",
+    "adaptive_covariance",
     "adaptive_plan",
     "adaptive_release",
     "bingham_envelope",
@@ -106,6 +110,7 @@ __all__ = [
     "second_moment_l2_sensitivity",
     "second_moment_nuclear_sensitivity",
     "separate_covariance",
+    "split_budget",
     "symmetric_noise",
     "trace_sensitivity",
 ]

@@ -4,9 +4,11 @@ It runs in two data passes. :func:`adaptive_plan` reads only the histogram of
 the row-norm exponents and spends the budget of the private radius (PrivRadius),
 the private trace and the sparse vector search over clipping thresholds
 τ_k = r̃·2^{−k}; it returns the threshold τ̃ and the choice between the clipped
-Gaussian (or Laplace) and the clipped separate mechanism. The caller then
-computes the second moment of the rows clipped at τ̃ and calls
-:func:`adaptive_release`. ALGORITHMS.md §2, §3.3–3.6, §3.8.
+Gaussian (or Laplace) and the clipped separate mechanism. The second pass
+computes the second moment of the rows clipped at τ̃, and
+:func:`adaptive_release` spends the rest on it. :func:`adaptive_covariance`
+runs the whole, given the two passes as functions. ALGORITHMS.md §2,
+§3.3–3.6, §3.8.
 """
 
 import math
@@ -15,6 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from skprivcov._centering import CONSTANT_WEIGHT, FEATURE_WEIGHT
 from skprivcov._stats import UNIT_BITS
 from skprivcov.mechanisms._concentration import (
     eta,
@@ -28,28 +31,20 @@ from skprivcov.mechanisms._covariance import noisy_covariance, separate_covarian
 from skprivcov.mechanisms._projections import project_psd_trace_ball
 from skprivcov.mechanisms._radius import private_radius_exponent
 from skprivcov.mechanisms._sensitivity import second_moment_l1_sensitivity
+from skprivcov.mechanisms._splits import split_budget
 from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
-from skprivcov.privacy import PrivacyCost, pure_to_zcdp
+from skprivcov.privacy import BudgetPart, PrivacyCost, pure_to_zcdp
 
 __all__ = [
     "AdaptivePlan",
+    "adaptive_covariance",
     "adaptive_plan",
     "adaptive_release",
     "relative_trace",
     "threshold_bias",
 ]
 
-# Shares of the budget: (radius, trace, threshold search, final mechanism).
-# zCDP with the radius step: ρ/8 + ρ/8 + ρ/4 + ρ/2 (§3.6). Without it, as the
-# authors' code: ρ/8 + ρ/8 + 3ρ/4 (§3.6). Pure: ε/8 + ε/8 + ε/8 + 5ε/8, or
-# ε/8 + ε/8 + 3ε/4 without the radius step (§3.8).
-_SHARES = {
-    ("zcdp", True): (1 / 8, 1 / 8, 1 / 4, 1 / 2),
-    ("zcdp", False): (0.0, 1 / 8, 1 / 8, 3 / 4),
-    ("pure", True): (1 / 8, 1 / 8, 1 / 8, 5 / 8),
-    ("pure", False): (0.0, 1 / 8, 1 / 8, 3 / 4),
-}
 # Data-independent caps (§2.3, §3.4): the smallest candidate radius is
 # 2^{−min(2dn, 256)} and at most 64 thresholds are searched.
 RADIUS_LEVELS_CAP = 256
@@ -58,15 +53,15 @@ MAX_THRESHOLDS = 64
 _LARGEST_PROXY = 1e300
 
 
-def _pure_share(budget, share):
-    """The ε-DP part of a budget worth ``share`` of it.
+def _pure_part(part):
+    """The ε-DP step that a part of a budget pays for.
 
-    For a zCDP budget, ε-DP costs ε²/2 (BS16 Prop. 1.4): ε = √(2ρ·share),
-    rounded down until ε²/2 ≤ ρ·share holds in floating point.
+    For a zCDP part ρ', ε-DP costs ε²/2 (BS16 Prop. 1.4): ε = √(2ρ'), rounded
+    down until ε²/2 ≤ ρ' holds in floating point.
     """
-    if budget.notion == "pure":
-        return budget.scaled(share)
-    rho = budget.rho * share
+    if part.notion == "pure":
+        return part
+    rho = part.rho
     epsilon = math.sqrt(2.0 * rho)
     while pure_to_zcdp(epsilon) > rho:  # the conversion composition uses
         epsilon = math.nextafter(epsilon, 0.0)
@@ -243,43 +238,44 @@ def adaptive_plan(
     Returns
     -------
     plan : AdaptivePlan
-    spent : PrivacyCost
-        Radius, trace and threshold search together.
+    parts : tuple of BudgetPart
+        The parts spent here: radius (if run), trace bound, threshold search.
     """
     n = profile.n_samples
-    shares = _SHARES[(budget.notion, private_radius)]
+    parts = dict(
+        split_budget(
+            "adaptive", budget, notion=budget.notion, private_radius=private_radius
+        )
+    )
     present = profile.counts > 0
     exponents = profile.exponents[present]
     counts = profile.counts[present]
-    spent = []
 
     # Step 1: r̃ = 2^{e_r} by PrivRadius at ε = √ρ/2 (ρ/8) or ε/8, β/8 (§2.2).
     radius_exponent = 0
     if private_radius:
         levels = min(2 * n_features * n, RADIUS_LEVELS_CAP)
-        radius_exponent, cost = private_radius_exponent(
+        radius_exponent, _ = private_radius_exponent(
             exponents,
             counts,
-            _pure_share(budget, shares[0]).parameter,
+            _pure_part(parts["radius"]).parameter,
             beta / 8,
             levels,
             rng,
         )
-        spent.append(cost)
     radius_sq = 4.0**radius_exponent
 
     # Steps 2–4: trace of Clip(z, r̃)/r̃², exactly; then its private bound.
     trace = relative_trace(
         exponents, counts, profile.squared_units[present], radius_exponent, n
     )
-    relative_bound, cost = private_trace_upper_bound(
-        trace, n, budget.scaled(shares[1]), beta / 8, rng
+    relative_bound, _ = private_trace_upper_bound(
+        trace, n, parts["trace bound"], beta / 8, rng
     )
     trace_bound = relative_bound * radius_sq
-    spent.append(cost)
 
     # Step 5: AboveThreshold over τ_k = r̃·2^{−k}, k < K, queries divided by r̃².
-    final_budget = budget.scaled(shares[3])
+    final_budget = parts["final"]
     proxies = _NoiseProxies(
         n, n_features, final_budget, beta / 2, separate_factor, eigenvalue_share
     )
@@ -287,13 +283,12 @@ def adaptive_plan(
     bias = threshold_bias(exponents, counts, radius_exponent, n_thresholds)
     taus = 2.0 ** (radius_exponent - np.arange(n_thresholds))
     noise = np.minimum(proxies.simple(taus), proxies.separate(trace_bound, taus))
-    search_budget = _pure_share(budget, shares[2])
+    search_budget = _pure_part(parts["threshold search"])
     # q_k = bias_k − n·Noise_k/r̃²: the data enter only the exact bias; the
     # noise proxies depend on public values and the private t̂r.
     proxies_term = np.minimum(n * noise / radius_sq, _LARGEST_PROXY)
     queries = [b - Fraction(float(p)) for b, p in zip(bias, proxies_term, strict=True)]
     hit = above_threshold(queries, 0.0, search_budget.parameter, rng)
-    spent.append(search_budget)
 
     # Step 6: τ̃ = min(2τ_stop, r̃), or the last threshold if none was hit.
     if hit is None:
@@ -311,7 +306,11 @@ def adaptive_plan(
         final_budget,
         eigenvalue_share,
     )
-    return plan, sum(spent)
+    # The final part is spent by :func:`adaptive_release`.
+    spent = tuple(
+        BudgetPart(step, cost) for step, cost in parts.items() if step != "final"
+    )
+    return plan, spent
 
 
 def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
@@ -321,10 +320,13 @@ def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
     LapCov and SeparateCov apply unchanged (ClipGaussCov = τ̃²·GaussCov(·/τ̃),
     §3.3); the caller multiplies by τ̃². Post-processing projects onto
     {PSD, tr ≤ ``trace_bound``}, which contains the target when the private
-    trace bound holds.
+    trace bound holds. Returns ``(release, parts)`` with the one part
+    ``"final"``: how the separate mechanism divides it is not published, since
+    which mechanism runs is a private choice.
     """
+    parts = (BudgetPart("final", plan.final_budget),)
     if plan.separate:
-        return separate_covariance(
+        release, _ = separate_covariance(
             second_moment,
             n_samples,
             plan.final_budget,
@@ -332,5 +334,70 @@ def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
             trace_bound=trace_bound,
             eigenvalue_share=plan.eigenvalue_share,
         )
-    noisy, spent = noisy_covariance(second_moment, n_samples, plan.final_budget, rng)
-    return project_psd_trace_ball(noisy, trace_bound), spent
+        return release, parts
+    noisy, _ = noisy_covariance(second_moment, n_samples, plan.final_budget, rng)
+    return project_psd_trace_ball(noisy, trace_bound), parts
+
+
+def adaptive_covariance(
+    profile,
+    second_moment_at,
+    n_features,
+    budget,
+    rng,
+    *,
+    augmented,
+    beta,
+    separate_factor,
+    private_radius,
+    eigenvalue_share=0.5,
+):
+    """AdaptiveCov from its two data passes (ALGORITHMS.md §3.5).
+
+    Parameters
+    ----------
+    profile : NormProfile
+        The first pass: the exponent histogram of the unit-ball row norms.
+    second_moment_at : callable
+        The second pass: ``second_moment_at(e)`` is the second moment (of the
+        augmented rows if ``augmented``) of the rows clipped at 2^e and scaled
+        into the unit ball, i.e. x / max(‖x‖, 2^e) at unit scale (§3.3).
+    n_features : int
+        Dimension of the released matrix.
+    budget : PrivacyCost
+    rng : numpy.random.Generator
+    augmented : bool
+        Whether the rows carry the constant column of §8.2.
+    beta, separate_factor, private_radius, eigenvalue_share
+        As in :func:`adaptive_plan`.
+
+    Returns
+    -------
+    release : ndarray of shape (n_features, n_features)
+        At the scale of τ̃: multiply by (2^e)² for the unit scale, e the plan's
+        ``threshold_exponent``.
+    parts : tuple of BudgetPart
+    plan : AdaptivePlan
+        The private decisions (threshold, radius, mechanism).
+    """
+    plan, plan_parts = adaptive_plan(
+        profile,
+        n_features,
+        budget,
+        rng,
+        beta=beta,
+        separate_factor=separate_factor,
+        private_radius=private_radius,
+        eigenvalue_share=eigenvalue_share,
+    )
+    second_moment = second_moment_at(plan.threshold_exponent)
+    # t̂r bounds tr Σ of the rows clipped at r̃ ≥ τ̃, at unit scale; at the
+    # scale of τ̃ the trace bound is t̂r/τ̃², and never above 1. The augmented
+    # rows add the constant's c_0² to c_x² times it (§8.2).
+    trace_bound = min(1.0, plan.trace_bound * 4.0**-plan.threshold_exponent)
+    if augmented:
+        trace_bound = FEATURE_WEIGHT**2 * trace_bound + CONSTANT_WEIGHT**2
+    release, final_parts = adaptive_release(
+        second_moment, profile.n_samples, plan, rng, trace_bound=trace_bound
+    )
+    return release, plan_parts + final_parts, plan

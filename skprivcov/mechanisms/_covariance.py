@@ -2,9 +2,10 @@
 
 Each function takes Σ = (1/n)·Σᵢ zᵢzᵢᵀ of rows with ‖zᵢ‖ ≤ 1, the public n, a
 budget (:class:`~skprivcov.privacy.PrivacyCost`) and a numpy Generator, and
-returns ``(release, spent)``; ``spent`` is the composition of the parts the
-function drew noise for, so it can be checked against the budget. Neighbours
-replace one row (ALGORITHMS.md §0). Functions never see raw data.
+returns ``(release, parts)``: the parts of the budget it drew noise for, from
+the one table of splits (:mod:`._splits`), so their composition can be checked
+against the budget. Neighbours replace one row (ALGORITHMS.md §0). Functions
+never see raw data.
 """
 
 from fractions import Fraction
@@ -34,8 +35,9 @@ from skprivcov.mechanisms._sensitivity import (
     second_moment_nuclear_sensitivity,
     trace_sensitivity,
 )
+from skprivcov.mechanisms._splits import split_budget
 from skprivcov.mechanisms._trace import private_trace_upper_bound
-from skprivcov.privacy import MCMC_NOISE, UnsupportedPrivacyNotionError
+from skprivcov.privacy import MCMC_NOISE, BudgetPart, UnsupportedPrivacyNotionError
 
 __all__ = [
     "eigenvalue_noise_scale",
@@ -62,10 +64,11 @@ def _require_notion(budget, notion, mechanism):
 def gaussian_covariance(second_moment, n_samples, budget, rng):
     """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; ALGORITHMS.md §3.1)."""
     _require_notion(budget, "zcdp", "GaussCov")
+    parts = split_budget("gaussian", budget)
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
-    scale = gaussian_scale(second_moment_l2_sensitivity(n_samples), budget.rho)
+    scale = gaussian_scale(second_moment_l2_sensitivity(n_samples), parts[0].cost.rho)
     noise = symmetric_noise(second_moment.shape[0], scale, rng, distribution="gaussian")
-    return second_moment + noise, budget
+    return second_moment + noise, parts
 
 
 def laplace_covariance(second_moment, n_samples, budget, rng):
@@ -75,11 +78,11 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
     (see :func:`second_moment_l1_sensitivity`).
     """
     _require_notion(budget, "pure", "LapCov")
+    parts = split_budget("laplace", budget)
     d = second_moment.shape[0]
-    scale = laplace_scale(second_moment_l1_sensitivity(d, n_samples), budget.parameter)
-    return second_moment + symmetric_noise(d, scale, rng, distribution="laplace"), (
-        budget
-    )
+    sensitivity = second_moment_l1_sensitivity(d, n_samples)
+    scale = laplace_scale(sensitivity, parts[0].cost.parameter)
+    return second_moment + symmetric_noise(d, scale, rng, distribution="laplace"), parts
 
 
 _NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
@@ -133,15 +136,15 @@ def separate_covariance(
     and the noisy Σ 1 − v (the paper's v = 1/2 by default). Any v is private
     with the same total, by composition; it changes only the accuracy.
     """
-    values_budget = budget.scaled(eigenvalue_share)
-    vectors_budget = budget.scaled(1.0 - eigenvalue_share)
+    parts = split_budget("separate", budget, eigenvalue_share=eigenvalue_share)
+    values_budget, vectors_budget = (part.cost for part in parts)
     noisy_values = noisy_eigenvalues(
         eigvalsh_descending(second_moment), n_samples, values_budget, rng
     )
     noisy_matrix, _ = noisy_covariance(second_moment, n_samples, vectors_budget, rng)
     _, vectors = eigh_descending(noisy_matrix)
     values = project_capped_simplex(np.sort(noisy_values)[::-1], trace_bound)
-    return from_eigenpairs(values, vectors), values_budget + vectors_budget
+    return from_eigenpairs(values, vectors), parts
 
 
 def projection_covariance(
@@ -164,13 +167,12 @@ def projection_covariance(
     matrix is used.
     """
     _require_notion(budget, "zcdp", "The projection mechanism")
+    parts = split_budget("projection", budget, trace_fraction=trace_fraction)
     if trace_fraction is None:
-        matrix_budget = budget
+        (matrix_budget,) = (part.cost for part in parts)
         trace_bound = UNIT_TRACE
-        spent = budget
     else:
-        trace_budget = budget.scaled(trace_fraction)
-        matrix_budget = budget.scaled(1.0 - trace_fraction)
+        trace_budget, matrix_budget = (part.cost for part in parts)
         trace_bound, _ = private_trace_upper_bound(
             np.trace(second_moment) if trace is None else trace,
             n_samples,
@@ -178,15 +180,8 @@ def projection_covariance(
             beta,
             rng,
         )
-        spent = trace_budget + matrix_budget
     noisy, _ = gaussian_covariance(second_moment, n_samples, matrix_budget, rng)
-    return project_psd_trace_ball(noisy, trace_bound), spent
-
-
-# dON Algorithm 2's split (ALGORITHMS.md §6.6): ε/2 for the noise, ε/5 for the
-# radius; the remaining 0.3ε is left unspent, as in the paper.
-_DON_NOISE_SHARE = 0.5
-_DON_RADIUS_SHARE = 0.2
+    return project_psd_trace_ball(noisy, trace_bound), parts
 
 
 def _private_nuclear_radius(trace, n_samples, budget, rng):
@@ -231,23 +226,26 @@ def nuclear_laplace_covariance(
     -------
     release : ndarray of shape (d, d)
         Exactly symmetric.
-    spent : PrivacyCost
+    parts : tuple of BudgetPart
         With the caveat ``"mcmc-noise"``: the spectrum of the noise comes from
         a Markov chain (§6.3). Nothing about that chain is returned (§13.1).
     """
     _require_notion(budget, "pure", "The nuclear-Laplace mechanism")
+    noise_part, *other_parts = split_budget(
+        "nuclear-laplace", budget, trace_bound=trace_bound
+    )
+    # The noise's spectrum comes from a Markov chain (§6.3): its part carries
+    # the caveat, and so does every composition with it.
+    noise_budget = noise_part.cost.with_caveats((MCMC_NOISE,))
+    parts = (BudgetPart(noise_part.step, noise_budget), *other_parts)
+    radius = UNIT_TRACE
     if trace_bound == "private":
-        noise_budget = budget.scaled(_DON_NOISE_SHARE)
-        radius_budget = budget.scaled(_DON_RADIUS_SHARE)
         radius = _private_nuclear_radius(
             np.trace(second_moment) if trace is None else trace,
             n_samples,
-            radius_budget,
+            parts[1].cost,
             rng,
         )
-        spent = noise_budget + radius_budget
-    else:
-        noise_budget, radius, spent = budget, UNIT_TRACE, budget
     scale = laplace_scale(
         second_moment_nuclear_sensitivity(n_samples), noise_budget.parameter
     )
@@ -261,4 +259,4 @@ def nuclear_laplace_covariance(
     release = symmetrize(release)
     if projection == "psd-trace":
         release = project_psd_trace_ball(release, radius)
-    return release, spent.with_caveats((MCMC_NOISE,))
+    return release, parts

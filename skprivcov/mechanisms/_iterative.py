@@ -34,7 +34,8 @@ from skprivcov.mechanisms._eigen import (
     from_eigenpairs,
 )
 from skprivcov.mechanisms._projections import project_capped_simplex
-from skprivcov.privacy import PrivacyCost
+from skprivcov.mechanisms._splits import split_budget
+from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
 
 __all__ = [
     "draw_epsilons",
@@ -232,8 +233,8 @@ def iterative_eigen_covariance(
     -------
     release : ndarray of shape (d, d)
         Σ_i λ̂_i θ_i θ_iᵀ, symmetric PSD.
-    spent : PrivacyCost
-        The eigenvalues' part plus every draw's part.
+    parts : tuple of BudgetPart
+        The eigenvalues' part and the eigenvectors' part (all draws together).
 
     Notes
     -----
@@ -246,8 +247,8 @@ def iterative_eigen_covariance(
     """
     d = second_moment.shape[0]
     k = d if n_components is None else min(n_components, d)
-    values_budget = budget.scaled(eigenvalue_share)
-    vectors_budget = budget.scaled(1.0 - eigenvalue_share)
+    parts = split_budget("iterative-eigen", budget, eigenvalue_share=eigenvalue_share)
+    values_budget, vectors_budget = (part.cost for part in parts)
 
     # One eigendecomposition of Σ serves the eigenvalues' release and the
     # first draw.
@@ -275,8 +276,12 @@ def iterative_eigen_covariance(
         thetas = _deflated_draws(
             second_moment, decomposition, concentrations, values, rng
         )
-    spent = sum(
-        (_draw_cost(epsilon, budget.notion) for epsilon in epsilons[:n_paid]),
-        values_budget,
+    # The draws' ε_i compose to the eigenvectors' part (draw_epsilons).
+    check_within(
+        compose_parts(
+            BudgetPart("draw", _draw_cost(epsilon, budget.notion))
+            for epsilon in epsilons[:n_paid]
+        ),
+        vectors_budget,
     )
-    return from_eigenpairs(values, thetas), spent
+    return from_eigenpairs(values, thetas), parts

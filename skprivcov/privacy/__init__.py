@@ -17,18 +17,22 @@ from skprivcov.privacy._exceptions import (
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.privacy._ledger import SpendRecord
+from skprivcov.privacy._parts import BudgetPart, check_within, compose_parts
 
 __all__ = [
     "CAVEATS",
     "MCMC_NOISE",
     "BudgetExceededError",
+    "BudgetPart",
     "PrivacyAccountant",
     "PrivacyCost",
     "SpendRecord",
     "UnsupportedPrivacyNotionError",
     "bun_steinke_epsilon",
+    "check_within",
     "cks_delta",
     "cks_epsilon",
+    "compose_parts",
     "gaussian_epsilon",
     "pure_to_zcdp",
     "resolve_budget",

@@ -1,0 +1,71 @@
+"""The data as a mechanism sees it: statistics of clipped rows, never the rows.
+
+A mechanism of an estimator (``_release``) reads the training data only
+through this object: the second moment (and exact trace) of the rows
+x / max(‖x‖, bound) — augmented with the constant column of ALGORITHMS.md §8.2
+when the estimator centres — and the histogram of their norm exponents. Each
+call is one pass over the data (docs/large_data.rst).
+"""
+
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+
+from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE, augment
+from skprivcov._stats import norm_profile, unit_ball_statistics
+
+__all__ = ["ClippedData", "Target"]
+
+
+class Target(NamedTuple):
+    """What a mechanism perturbs: the (augmented) second moment of the
+    unit-ball rows and its trace, exact (see ``SufficientStatistics.trace``)."""
+
+    matrix: np.ndarray
+    trace: Fraction
+
+
+class ClippedData:
+    """The passes a mechanism may make over the (already charged) data.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The training data, its values not yet checked (the first pass does).
+    augmented : bool
+        Whether rows get the constant column (estimators that centre).
+    nonfinite : {"raise", "zero"}
+        The rule for rows with a non-finite entry (ALGORITHMS.md §13.2).
+
+    Attributes
+    ----------
+    n_samples : int
+        The public number of rows.
+    n_columns : int
+        The dimension of the matrix a mechanism releases.
+    """
+
+    def __init__(self, X, *, augmented, nonfinite):
+        self._X = X
+        self.augmented = augmented
+        self._nonfinite = nonfinite
+        self.n_samples = X.shape[0]
+        self.n_columns = X.shape[1] + (1 if augmented else 0)
+
+    def target(self, bound):
+        """The second moment of the rows x / max(‖x‖, ``bound``) and its exact
+        trace, augmented if the estimator centres (ALGORITHMS.md §8.2)."""
+        stats = unit_ball_statistics(
+            self._X, bound, with_mean=self.augmented, nonfinite=self._nonfinite
+        )
+        if not self.augmented:
+            return Target(stats.second_moment, stats.trace)
+        # tr M = c_x²·tr S + c_0² for the augmented rows, exactly (c² = ½).
+        trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
+        return Target(augment(stats.second_moment, stats.mean), trace)
+
+    def norm_profile(self, bound):
+        """The histogram of the norm exponents of the rows scaled by 1/``bound``
+        (see ``skprivcov._stats.norm_profile``)."""
+        return norm_profile(self._X, bound, nonfinite=self._nonfinite)

@@ -1,0 +1,159 @@
+"""Budget splits are data: every fit publishes ``privacy_parts_``, which comes
+from the one table (``skprivcov.mechanisms.SPLITS``), composes to
+``privacy_spent_`` and does not depend on the data."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from skprivcov import (
+    AdaptiveCovariance,
+    IterativeEigenCovariance,
+    NuclearLaplaceCovariance,
+    PrivacyCost,
+    ProjectionCovariance,
+    SeparateCovariance,
+)
+from skprivcov.covariance import BasePrivateCovariance
+from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.mechanisms import SPLITS, split_budget
+from skprivcov.privacy import BudgetPart, compose_parts
+from skprivcov.utils import all_estimators
+
+PRIVATE = [
+    cls() for _, cls in all_estimators() if issubclass(cls, BasePrivateCovariance)
+]
+SPLIT_VARIANTS = [
+    *PRIVATE,
+    SeparateCovariance(epsilon=1.0, eigenvalue_share=0.25),
+    ProjectionCovariance(trace_fraction=0.2),
+    AdaptiveCovariance(radius="norm_bound"),
+    AdaptiveCovariance(epsilon=1.0),
+    AdaptiveCovariance(epsilon=1.0, radius="norm_bound"),
+    IterativeEigenCovariance(rho=0.5, eigenvalue_share=0.3),
+    NuclearLaplaceCovariance(trace_bound="private", projection="nuclear", n_sweeps=5),
+]
+
+
+def _rows(seed, n=120, d=3, scale=0.5):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-scale, scale, size=(n, d))
+
+
+def _name(estimator):
+    return type(estimator).__name__
+
+
+@pytest.mark.parametrize("estimator", SPLIT_VARIANTS, ids=_name)
+def test_parts_compose_to_the_budget_and_ignore_the_data(estimator):
+    first = clone(estimator).set_params(random_state=0).fit(_rows(1))
+    # Other data, other size, other scale: the same public parameters.
+    second = clone(estimator).set_params(random_state=1).fit(_rows(2, n=90, scale=3))
+    parts = first.privacy_parts_
+    assert parts == second.privacy_parts_
+    assert parts and all(isinstance(part, BudgetPart) for part in parts)
+    total = compose_parts(parts)
+    assert total.notion == first.privacy_spent_.notion
+    assert total.parameter == pytest.approx(first.privacy_spent_.parameter, rel=1e-12)
+    assert set(total.caveats) == set(first.privacy_spent_.caveats)
+
+
+# The splits of the specification, written out (ALGORITHMS.md §3.2, §3.6–3.8,
+# §5.2, §6.6): steps and shares of the budget.
+EXPECTED_SHARES = [
+    (SeparateCovariance(rho=0.8), [("eigenvalues", 0.5), ("noisy matrix", 0.5)]),
+    (
+        SeparateCovariance(epsilon=2.0, eigenvalue_share=0.25),
+        [("eigenvalues", 0.25), ("noisy matrix", 0.75)],
+    ),
+    (ProjectionCovariance(rho=0.8), [("noisy matrix", 1.0)]),
+    (
+        ProjectionCovariance(rho=0.8, trace_fraction=0.25),
+        [("trace bound", 0.25), ("noisy matrix", 0.75)],
+    ),
+    (
+        AdaptiveCovariance(rho=0.8),
+        [
+            ("radius", 1 / 8),
+            ("trace bound", 1 / 8),
+            ("threshold search", 1 / 4),
+            ("final", 1 / 2),
+        ],
+    ),
+    (
+        AdaptiveCovariance(epsilon=2.0),
+        [
+            ("radius", 1 / 8),
+            ("trace bound", 1 / 8),
+            ("threshold search", 1 / 8),
+            ("final", 5 / 8),
+        ],
+    ),
+    (
+        AdaptiveCovariance(rho=0.8, radius="norm_bound"),
+        [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
+    ),
+    (
+        IterativeEigenCovariance(epsilon=2.0),
+        [("eigenvalues", 0.5), ("eigenvectors", 0.5)],
+    ),
+    (
+        NuclearLaplaceCovariance(epsilon=2.0, n_sweeps=5),
+        [("noise", 1.0)],
+    ),
+    (
+        NuclearLaplaceCovariance(
+            epsilon=2.0, trace_bound="private", projection="nuclear", n_sweeps=5
+        ),
+        [("noise", 1 / 2), ("nuclear radius", 1 / 5), ("unspent (dON Alg. 2)", 0.3)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("estimator", "shares"), EXPECTED_SHARES, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_parts_are_the_specified_split(estimator, shares):
+    est = clone(estimator).set_params(random_state=0).fit(_rows(3))
+    whole = est.privacy_spent_.parameter
+    assert [part.step for part in est.privacy_parts_] == [step for step, _ in shares]
+    for part, (_, share) in zip(est.privacy_parts_, shares, strict=True):
+        assert part.cost.notion == est.privacy_spent_.notion
+        assert part.cost.parameter == pytest.approx(share * whole, rel=1e-15)
+
+
+def test_every_split_in_the_table_is_used_by_a_variant():
+    # A split nobody uses is dead data; each key is reached by some estimator.
+    names = {
+        "gaussian": "GaussianCovariance",
+        "laplace": "LaplaceCovariance",
+        "separate": "SeparateCovariance",
+        "projection": "ProjectionCovariance",
+        "iterative-eigen": "IterativeEigenCovariance",
+        "nuclear-laplace": "NuclearLaplaceCovariance",
+        "adaptive": "AdaptiveCovariance",
+    }
+    assert set(SPLITS) == set(names)
+    assert set(names.values()) <= {_name(est) for est in PRIVATE}
+
+
+def test_split_budget_keeps_the_notion_and_the_caveats():
+    budget = PrivacyCost.pure(1.0).with_caveats(["mcmc-noise"])
+    parts = split_budget("separate", budget, eigenvalue_share=0.3)
+    assert [part.cost for part in parts] == [budget.scaled(0.3), budget.scaled(0.7)]
+    assert all(part.cost.caveats == ("mcmc-noise",) for part in parts)
+
+
+def test_ridge_models_publish_their_releases_parts():
+    X = _rows(4, d=3)
+    y = X @ np.array([0.2, -0.1, 0.3])
+    ridge = PrivateRidge(estimator=SeparateCovariance(), random_state=0).fit(X, y)
+    assert ridge.privacy_parts_ == ridge.estimator_.privacy_parts_
+    assert [part.step for part in ridge.privacy_parts_] == [
+        "eigenvalues",
+        "noisy matrix",
+    ]
+    from_release = PrivateRidge(covariance=ridge.release_).fit()
+    assert from_release.privacy_parts_ == ()
+    cv = PrivateRidgeCV(cv=2, random_state=0).fit(X, y)
+    assert compose_parts(cv.privacy_parts_) == cv.privacy_spent_
