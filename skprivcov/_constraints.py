@@ -24,6 +24,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._random import SEED_LIMIT
 from skprivcov._stats import NONFINITE_RULES
 
 __all__ = [
@@ -48,7 +49,18 @@ DELTA = [Interval(Real, 0, 1, closed="left"), None]
 NORM_BOUND = [Interval(Real, *NORM_BOUND_RANGE, closed="both")]
 # A share of a budget (e.g. an eigenvalue share, a trace fraction).
 SHARE = [Interval(Real, *SHARE_RANGE, closed="both")]
-# The random_state of anything that releases: None or an int >= 0; a Generator
-# or RandomState would be deep-copied by clone() and replayed (_random).
-RELEASE_SEED = [Interval(Integral, 0, None, closed="left"), None]
+
+
+class _IntervalOfInts(Interval):
+    """An interval of ints that are not bools (``True`` is an ``Integral``)."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+# The random_state of anything that releases: None or an int in [0, 2⁶³); a
+# Generator or RandomState would be deep-copied by clone() and replayed, and
+# a bool is not a seed (_random). Below 2⁶³ a seed's stream can never be a
+# diagnostic stream (``_random.derived_generator``).
+RELEASE_SEED = [_IntervalOfInts(Integral, 0, SEED_LIMIT - 1, closed="both"), None]
 NONFINITE = [StrOptions(set(NONFINITE_RULES))]

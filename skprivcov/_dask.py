@@ -48,7 +48,7 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
             f"{owner} needs numeric X; the dask array has dtype {X.dtype}."
         )
     if X.dtype not in (np.float32, np.float64):
-        X = X.astype(np.float64)
+        X = X.map_blocks(_as_float64, dtype=np.float64)
     n_samples, n_features = X.shape
     if n_samples < ensure_min_samples:
         raise ValueError(
@@ -61,6 +61,14 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
             f"minimum of {ensure_min_features} is required by {owner}."
         )
     return X
+
+
+def _as_float64(block):
+    """A block cast to float64 in silence, in whatever thread runs it: a
+    warning that a float128 overflows would tell that a value is huge
+    (ALGORITHMS.md §13.1); the value becomes inf, for the nonfinite rule."""
+    with np.errstate(all="ignore"):
+        return block.astype(np.float64)
 
 
 def _add(left, right):
@@ -82,5 +90,15 @@ def reduce_blocks(X, function, *args):
             for a, b in zip(parts[::2], parts[1::2], strict=False)
         ]
         parts = pairs + parts[2 * len(pairs) :]
-    (total,) = dask.compute(parts[0])
+    try:
+        (total,) = dask.compute(parts[0])
+    except Exception as error:
+        # A block's own computation failed (a loader, a map_blocks function):
+        # its message may quote a value of X, and this runs after the charge,
+        # where no message may name one (ALGORITHMS.md §13.1).
+        raise RuntimeError(
+            f"Computing the blocks of the dask array X failed "
+            f"({type(error).__name__}); the message is not shown, since it may "
+            "quote a value of X. Compute a block by hand to see it."
+        ) from None
     return total

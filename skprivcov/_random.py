@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "SEED_LIMIT",
     "check_generator",
     "derived_generator",
     "release_generator",
@@ -23,12 +24,20 @@ __all__ = [
 ]
 
 
+# Release seeds lie in [0, 2⁶³): their seed sequences hold at most two 32-bit
+# words of entropy, so none equals a derived (diagnostic) sequence, which holds
+# four words of entropy and one of spawn key (numpy pads the entropy to four
+# words when a spawn key follows). Without the limit, default_rng(s + p·2¹²⁸)
+# would replay derived_generator(s)'s stream.
+SEED_LIMIT = 2**63
+
+
 def release_generator(random_state):
     """The generator of one release's noise.
 
     Parameters
     ----------
-    random_state : None or int >= 0
+    random_state : None or int in [0, 2⁶³)
         None seeds a new generator from OS entropy (never from numpy's global
         state), so no two fits share noise; an int seeds ``default_rng`` for
         reproducible experiments (two fits with the same int draw the same
@@ -43,8 +52,10 @@ def release_generator(random_state):
     if isinstance(random_state, numbers.Integral) and not isinstance(
         random_state, bool
     ):
-        if random_state < 0:
-            raise ValueError(f"A seed must be an int >= 0, got {random_state}.")
+        if not 0 <= random_state < SEED_LIMIT:
+            raise ValueError(
+                f"A seed must be an int in [0, 2**63), got {random_state}."
+            )
         return np.random.default_rng(int(random_state))
     raise TypeError(
         "random_state must be None (fresh OS entropy, for real releases) or an "
@@ -69,7 +80,8 @@ def derived_generator(random_state, purpose=_DIAGNOSTIC_STREAM):
     """A generator independent of ``release_generator(random_state)``.
 
     None gives fresh OS entropy; an int s gives the stream of the seed sequence
-    (s, spawn key ``purpose``), which shares nothing with ``default_rng(s)``.
+    (s, spawn key ``purpose``), which is the stream of no release seed (see
+    :data:`SEED_LIMIT`).
     """
     if random_state is None:
         return np.random.default_rng()

@@ -175,9 +175,8 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
     Every chunk is scaled row by row into one reused buffer, whether or not it
     has a row to clip: a shortcut for chunks without one would make the
     running time tell whether the data has rows beyond the bound. Every BLAS
-    call in the loop goes to SciPy's BLAS: interleaving it with NumPy's (a
-    separate OpenBLAS with its own spinning threads) measured twice as slow on
-    2 cores.
+    call in the loop goes to SciPy's BLAS, not NumPy's (a separate OpenBLAS
+    whose threads contend with SciPy's; docs/developers.rst, measurements).
     """
     n_samples, n_features = X.shape
     gram = np.zeros((n_features, n_features), order="F")
@@ -246,7 +245,7 @@ def _csr_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
         )
         units, n_bad = units + block_units, n_bad + block_bad
         # Densified before adding: a dense add beats scattering the
-        # non-zeros into the Gram matrix (7x at d = 4096).
+        # non-zeros into the Gram matrix (docs/developers.rst, measurements).
         gram += (rows.T @ rows).toarray()
         if with_mean:
             total += np.asarray(rows.sum(axis=0)).ravel()
@@ -344,9 +343,10 @@ def _refuse_nonfinite(n_bad, nonfinite):
     """The data-dependent refusal of ``nonfinite="raise"``, after a full pass."""
     if n_bad and nonfinite == "raise":
         raise ValueError(
-            "Input X contains NaN or infinity in at least one row. This is "
-            "checked after the budget is charged, so the fit has spent it; "
-            "nonfinite='zero' treats such rows as rows of zeros instead."
+            "Input X contains NaN or infinity (or an entry that is not a "
+            "number) in at least one row. This is checked after the budget is "
+            "charged, so the fit has spent it; nonfinite='zero' treats such rows "
+            "as rows of zeros instead."
         )
 
 

@@ -4,9 +4,13 @@ ALGORITHMS.md §13.2 (docs/threat_model.rst): before any privacy is spent, only
 public facts of the input may be checked: the kind of container, the shape,
 the dtype kind, the sparse format and the column names. Whatever reads values
 runs after the charge: converting an object array to numbers here
-(:func:`as_numeric`), and the finiteness check, which lives in the first
-statistics pass (``_stats``). A refusal that depends on values is then paid
-for and cannot be repeated for free.
+(:func:`as_numeric`, where an entry that is not a number becomes NaN), and the
+finiteness check, which lives in the first statistics pass (``_stats``) and
+applies the estimator's ``nonfinite`` rule to NaN, infinite and non-number
+entries alike. A refusal that depends on values is then paid for and cannot
+be repeated for free. The public checks cast in silence: a cast that
+overflows (float128 beyond float64) gives inf, found after the charge, and
+never a warning that would tell, for free, that a value is huge.
 
 No message names a value of the input (§13.1). scikit-learn's ``check_array``
 prints the array for 1-D and complex input and the offending cell for strings,
@@ -15,6 +19,7 @@ conversions that could fail on a value are done here with messages that name
 only the problem.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -25,7 +30,14 @@ from sklearn.utils.validation import check_array, validate_data
 from skprivcov._clipping import canonical_sparse
 from skprivcov._dask import check_dask_array, is_dask_array
 
-__all__ = ["as_numeric", "check_finite", "check_input", "check_public", "check_target"]
+__all__ = [
+    "as_numeric",
+    "check_finite",
+    "check_input",
+    "check_public",
+    "check_target",
+    "check_training_rows",
+]
 
 _NUMERIC_KINDS = "biuf"
 
@@ -79,13 +91,15 @@ def _public_sparse(X, accept_sparse, name, owner):
     if X.format not in accept_sparse:
         X = X.asformat(accept_sparse[0])  # structure only; duplicates are summed
     if X.dtype not in (np.float64, np.float32):
-        X = X.astype(np.float64)
+        X = X.astype(np.float64)  # silent: see check_public's np.errstate
     return X
 
 
 def _public_dense(X, name, owner):
     """A numeric ndarray (kept in place when float32/64), or an object array
     whose values are converted after the charge."""
+    # Every cast here is silent (check_public's np.errstate): a float128 beyond
+    # float64 becomes inf, to be found after the charge.
     if _is_dataframe(X):
         kinds = {getattr(dtype, "kind", "O") for dtype in X.dtypes}
         for kind in kinds - set(_NUMERIC_KINDS + "O"):
@@ -141,6 +155,21 @@ def check_public(
         Arrays and memmaps of float32 or float64 are returned as they are (no
         copy); sparse matrices keep their format when it is accepted.
     """
+    with np.errstate(all="ignore"):
+        return _check_public(
+            estimator,
+            X,
+            reset=reset,
+            accept_sparse=accept_sparse,
+            ensure_min_samples=ensure_min_samples,
+            ensure_min_features=ensure_min_features,
+            name=name,
+        )
+
+
+def _check_public(
+    estimator, X, *, reset, accept_sparse, ensure_min_samples, ensure_min_features, name
+):
     owner = type(estimator).__name__
     original = X
     if is_dask_array(X):
@@ -162,24 +191,33 @@ def check_public(
     return X
 
 
+def _entry_as_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
+
+
+# Entry by entry in C (a ufunc over Python objects): an object array holds
+# Python objects, so each needs its own float() anyway.
+_AS_FLOAT = np.frompyfunc(_entry_as_float, 1, 1)
+
+
 def as_numeric(X, name="X"):
     """An object array (from :func:`check_public`) converted to float64; any
-    other input unchanged. Reads values: run it after the charge. The error
-    names the problem, never the entry."""
+    other input unchanged. Reads values: run it after the charge.
+
+    An entry that is not a number (a string that does not parse, ``None``,
+    ``pd.NA``, an int beyond float64) becomes NaN, so the estimator's
+    ``nonfinite`` rule treats it as it treats NaN and infinity: one paid
+    refusal for every kind of bad entry with ``"raise"``, a zero row with
+    ``"zero"`` (ALGORITHMS.md §13.2). Every object array takes this one path,
+    whatever its entries. ``name`` is kept for the callers' symmetry.
+    """
     if not (isinstance(X, np.ndarray) and X.dtype == object):
         return X
-    try:
-        return X.astype(np.float64)
-    except (ValueError, OverflowError):
-        raise ValueError(
-            f"{name} has an entry that is not a number (or is beyond the range "
-            "of float64)."
-        ) from None
-    except TypeError:
-        raise TypeError(
-            f"{name} has an entry that is neither a string nor a number (the "
-            "argument must be a string or a number)."
-        ) from None
+    with np.errstate(all="ignore"):
+        return _AS_FLOAT(X).astype(np.float64)
 
 
 def check_finite(X, name="X"):
@@ -190,8 +228,24 @@ def check_finite(X, name="X"):
     else:
         values = X
     if not np.isfinite(values).all():
-        raise ValueError(f"Input {name} contains NaN or infinity.")
+        raise ValueError(
+            f"Input {name} contains NaN or infinity (or an entry that is not a number)."
+        )
     return X
+
+
+def check_training_rows(estimator, X, *, reset=False, name="X", **public):
+    """The public checks and the conversion, for training rows that pass
+    through a transformer on their way to a private estimator: no value is
+    refused (a refusal before the estimator's charge would be free), and an
+    entry that is not a number becomes NaN for the estimator's own
+    ``nonfinite`` rule."""
+    public.setdefault("ensure_min_samples", 1)
+    public.setdefault("ensure_min_features", 1)
+    X = check_public(estimator, X, reset=reset, name=name, **public)
+    if is_dask_array(X):
+        X = X.compute()
+    return as_numeric(X, name)
 
 
 def check_input(estimator, X, *, reset=False, name="X", **public):
@@ -215,7 +269,8 @@ def check_target(y, n_samples, owner):
             f"{owner} requires y to be passed, but the target y is None; give the "
             "targets (or a release, covariance=...)."
         )
-    y = _public_dense(y, "y", owner)
+    with np.errstate(all="ignore"):  # silent casts, as in check_public
+        y = _public_dense(y, "y", owner)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it is "

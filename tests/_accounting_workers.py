@@ -63,13 +63,13 @@ def die_inside_a_transaction(path, ready_path):
 
 def die_during_a_fit(path, ready_path):
     """Spend through a fit whose statistics never finish."""
-    import skprivcov.covariance._base as base
+    import skprivcov.covariance._clipped_data as clipped_data
 
     def hang(*args, **kwargs):
         open(ready_path, "w").close()
         time.sleep(600)
 
-    base.unit_ball_statistics = hang
+    clipped_data.unit_ball_statistics = hang
     X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 3))
     GaussianCovariance(rho=0.25, accountant=PrivacyAccountant(path=path)).fit(X)
 
@@ -97,3 +97,16 @@ def fit_inherited_to_queue(results):
 def release_of(estimator, X):
     """Fit a (pickled) copy in a worker process and return its release."""
     return estimator.fit(X).covariance_
+
+
+# --- an in-memory accountant built inside a worker (test_free_oracles.py) --------
+
+
+def build_in_memory_accountant(_=None):
+    """What a worker gets when it builds its own in-memory accountant, e.g. by
+    importing a module that defines one: the error's type, or None."""
+    try:
+        PrivacyAccountant(rho=1.0)
+    except RuntimeError as error:
+        return type(error).__name__ + ": " + str(error)
+    return None

@@ -37,6 +37,8 @@ BAD_DATA = {
 BAD_VALUES = {
     "nan": (np.where(np.eye(20, 3) == 1, np.nan, GOOD), ValueError, "NaN"),
     "inf": (np.where(np.eye(20, 3) == 1, np.inf, GOOD), ValueError, "infinity"),
+    # Every entry that is not a number is refused alike, with NaN and infinity
+    # (one paid bit, whatever the kind of entry).
     "a string in an object array": (
         np.array([[0.1, "x"], [0.2, 0.3]], dtype=object),
         ValueError,
@@ -44,8 +46,18 @@ BAD_VALUES = {
     ),
     "a dict in an object array": (
         np.array([[0.1, {}], [0.2, 0.3]], dtype=object),
-        TypeError,
-        "neither a string nor a number",
+        ValueError,
+        "not a number",
+    ),
+    "None in an object array": (
+        np.array([[0.1, None], [0.2, 0.3]], dtype=object),
+        ValueError,
+        "not a number",
+    ),
+    "an int beyond float64": (
+        np.array([[0.1, 10**400], [0.2, 0.3]], dtype=object),
+        ValueError,
+        "not a number",
     ),
     "a ragged list": ([[0.1, 0.2], [0.3]], ValueError, "Expected 2D array"),
 }

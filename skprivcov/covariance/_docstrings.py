@@ -29,7 +29,8 @@ _SHARED = {
         raw mean is never used.
 
     nonfinite : {"raise", "zero"}, default="raise"
-        What a row with a NaN or infinite entry does. The values of X are read
+        What a row with a NaN or infinite entry, or an entry that is not a
+        number (in an object array or DataFrame), does. The values of X are read
         only after the budget is charged, so either way the fit has spent it.
         "raise" refuses the data with a ValueError: that refusal reveals one
         bit about the data (whether some row holds such a value), which is not
@@ -38,7 +39,7 @@ _SHARED = {
         to each row on its own, so the guarantee holds in full and nothing is
         revealed.
 
-    random_state : int >= 0 or None, default=None
+    random_state : int in [0, 2**63) or None, default=None
         The only source of the noise. None (the default) draws fresh OS
         entropy for every fit: use it for real releases. An int makes releases
         reproducible, for experiments only: two releases made with the same

@@ -109,7 +109,7 @@ array-like of shape (n_columns, n_columns) or None, default=None
         Without ``covariance``: public bounds of the target; a number B means
         [−B, B]. Targets outside are clipped.
 
-    random_state : int >= 0 or None, default=None
+    random_state : int in [0, 2**63) or None, default=None
         Without ``covariance``: seeds the release (replacing the estimator's
         own ``random_state``). None draws fresh OS entropy: use it for real
         releases. A numpy Generator or RandomState is refused (``clone`` would

@@ -63,7 +63,7 @@ class PrivateRidgeCV(BasePrivateRidge):
     y_bound : float > 0 or (lower, upper), default=1.0
         Public bounds of the target; a number B means [−B, B].
 
-    random_state : int >= 0 or None, default=None
+    random_state : int in [0, 2**63) or None, default=None
         Seeds the folds and, independently, each fold's release (the
         estimator's own ``random_state`` is replaced: folds must never share
         noise). None draws fresh OS entropy for the split and for every fold:

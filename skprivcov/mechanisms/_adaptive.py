@@ -63,7 +63,9 @@ def _pure_part(part):
         return part
     rho = part.rho
     epsilon = math.sqrt(2.0 * rho)
-    while pure_to_zcdp(epsilon) > rho:  # the conversion composition uses
+    # Checked with pure_to_zcdp, the conversion that composition applies to a
+    # pure part, so the ε-DP step never costs more than its part once composed.
+    while pure_to_zcdp(epsilon) > rho:
         epsilon = math.nextafter(epsilon, 0.0)
     return PrivacyCost.pure(epsilon)
 

@@ -33,9 +33,8 @@ def from_eigenpairs(values, vectors):
     P₊ (P₋) holds the vectors of the positive (negative) values. That is half
     the flops of a general product, and zero values cost nothing (after a PSD
     projection, the negative half of the spectrum). Uses SciPy's BLAS, like
-    the ``eigh`` before it: following SciPy's OpenBLAS with NumPy's (a second
-    OpenBLAS whose threads contend with the first one's) measured 1.7x slower
-    at d = 1000 on 2 cores.
+    the ``eigh`` before it, never NumPy's second OpenBLAS, whose threads
+    contend with SciPy's (docs/developers.rst, measurements).
     """
     d = vectors.shape[0]
     matrix = np.zeros((d, d), order="F")

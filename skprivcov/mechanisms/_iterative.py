@@ -44,13 +44,13 @@ __all__ = [
 ]
 
 # The draws' loops run on one BLAS thread. Each step interleaves SciPy's LAPACK
-# (eigh) with NumPy's BLAS (two OpenBLAS copies whose spinning threads contend):
-# at d = 800 on 2 cores the whole EMCov took 24 s on one thread against 35 s on
-# two, and 26-33 s with two threads kept for the large steps only. The limit is
-# entered once per loop: threadpoolctl rescans the loaded libraries on entry.
+# (eigh) with NumPy's BLAS, two OpenBLAS copies whose spinning threads contend;
+# one thread was the fastest choice measured (docs/developers.rst,
+# measurements). The limit is entered once per loop: threadpoolctl rescans the
+# loaded libraries on entry.
 _LOOP_THREADS = 1
-# Entering the limit costs about 3 ms (more than a whole fit at d = 5), and on
-# matrices this small OpenBLAS runs one thread anyway.
+# Entering the limit costs more than a whole fit at small d (docs/developers.rst,
+# measurements), and on matrices this small OpenBLAS runs one thread anyway.
 _LIMIT_FROM = 64
 
 

@@ -2,10 +2,12 @@
 
 import json
 import math
+import multiprocessing
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from numbers import Real
 
+from skprivcov.privacy._budget import budget_kind
 from skprivcov.privacy._conversions import cks_epsilon
 from skprivcov.privacy._cost import PrivacyCost
 from skprivcov.privacy._exceptions import (
@@ -63,19 +65,16 @@ class _TotalBudget:
 
     @classmethod
     def from_parameters(cls, rho, epsilon, delta):
-        if rho is not None and epsilon is not None:
-            raise ValueError(
-                "Give the budget as rho or as epsilon (and delta), not both."
-            )
-        if delta is not None and epsilon is None:
-            raise ValueError("delta only qualifies an epsilon budget.")
-        if rho is not None:
+        kind = budget_kind(
+            rho=rho, epsilon=epsilon, delta=delta, owner="PrivacyAccountant"
+        )
+        if kind is None:
+            return None
+        if kind == "zcdp":
             _check_positive("rho", rho)
             return cls("zcdp", rho=float(rho))
-        if epsilon is None:
-            return None
         _check_positive("epsilon", epsilon)
-        if not delta:
+        if kind == "pure":
             return cls("pure", epsilon=float(epsilon))
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in [0, 1), got {delta!r}.")
@@ -162,7 +161,8 @@ class PrivacyAccountant:
         ``epsilon`` the budget stored in the file is used; with them, they
         must equal it. None keeps the ledger in memory: it is shared by the
         clones of an estimator in this process but cannot be sent to worker
-        processes.
+        processes, nor spent from in a forked copy, nor created in a worker
+        process (each refused with an error that asks for a file).
 
     Attributes
     ----------
@@ -202,6 +202,17 @@ class PrivacyAccountant:
 
     def __init__(self, *, rho=None, epsilon=None, delta=None, path=None):
         requested = _TotalBudget.from_parameters(rho, epsilon, delta)
+        if path is None and multiprocessing.parent_process() is not None:
+            # A worker (multiprocessing, joblib's loky or multiprocessing
+            # backends) that builds its own in-memory accountant, e.g. by
+            # importing a module that defines one, would get a full budget that
+            # no other process sees (ALGORITHMS.md §13.5).
+            raise RuntimeError(
+                "An in-memory PrivacyAccountant cannot be created in a worker "
+                "process: its budget would be a fresh one that the parent and the "
+                "other workers never see. Give every process the same ledger "
+                "file: PrivacyAccountant(..., path=...)."
+            )
         self._ledger = SqliteLedger(path)
         stored = self._ledger.settle_budget(
             None if requested is None else json.dumps(asdict(requested))

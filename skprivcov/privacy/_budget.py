@@ -4,7 +4,46 @@ from skprivcov.privacy._conversions import zcdp_from_approx_dp
 from skprivcov.privacy._cost import PrivacyCost
 from skprivcov.privacy._exceptions import UnsupportedPrivacyNotionError
 
-__all__ = ["resolve_budget"]
+__all__ = ["budget_kind", "resolve_budget"]
+
+
+def budget_kind(*, rho, epsilon, delta, owner):
+    """The one reading of the ``rho`` / ``epsilon`` / ``delta`` parameters,
+    shared by every estimator and the accountant.
+
+    Parameters
+    ----------
+    rho, epsilon, delta : float or None
+    owner : str
+        Who was given them, for error messages.
+
+    Returns
+    -------
+    kind : {"zcdp", "pure", "approx"} or None
+        ρ-zCDP (``rho``), pure ε-DP (``epsilon`` with ``delta`` None or 0),
+        (ε, δ)-DP (``epsilon`` with ``delta > 0``), or None if neither
+        ``rho`` nor ``epsilon`` is given.
+
+    Raises
+    ------
+    ValueError
+        ``rho`` together with ``epsilon``, or ``delta`` without ``epsilon``.
+    """
+    if rho is not None and epsilon is not None:
+        raise ValueError(
+            f"{owner}: give either rho (ρ-zCDP) or epsilon (with optional delta), "
+            f"not both; got rho={rho!r} and epsilon={epsilon!r}."
+        )
+    if delta is not None and epsilon is None:
+        raise ValueError(
+            f"{owner}: delta={delta!r} was given without epsilon; delta only "
+            "qualifies an epsilon budget."
+        )
+    if rho is not None:
+        return "zcdp"
+    if epsilon is None:
+        return None
+    return "approx" if delta else "pure"
 
 
 def resolve_budget(*, rho, epsilon, delta, notions, default, owner):
@@ -43,26 +82,17 @@ def resolve_budget(*, rho, epsilon, delta, notions, default, owner):
     UnsupportedPrivacyNotionError
         The mechanism does not offer the requested notion.
     """
-    if rho is not None and epsilon is not None:
-        raise ValueError(
-            f"{owner}: give either rho (ρ-zCDP) or epsilon (with optional delta), "
-            f"not both; got rho={rho!r} and epsilon={epsilon!r}."
-        )
-    if delta is not None and epsilon is None:
-        raise ValueError(
-            f"{owner}: delta={delta!r} was given without epsilon; delta only "
-            "qualifies an epsilon budget."
-        )
-    if rho is None and epsilon is None:
+    kind = budget_kind(rho=rho, epsilon=epsilon, delta=delta, owner=owner)
+    if kind is None:
         return default
-    if rho is not None:
+    if kind == "zcdp":
         if "zcdp" not in notions:
             raise UnsupportedPrivacyNotionError(
                 f"{owner} is a pure ε-DP mechanism and cannot spend a zCDP budget "
                 f"rho={rho!r}; give epsilon instead."
             )
         return PrivacyCost.zcdp(rho)
-    if not delta:
+    if kind == "pure":
         if "pure" not in notions:
             raise UnsupportedPrivacyNotionError(
                 f"{owner} has no pure ε-DP version (delta=0 or None asks for pure "

@@ -288,7 +288,7 @@ def _cases():
     data, neighbour = _swap_pair()
     # ρ = 0.5 compared at δ = 0.01 (claimed ε 2.75): small enough a δ to be a
     # meaningful claim, large enough for a halved σ to be caught with 2·10⁴
-    # releases (measured: 4.7 against 1.7-1.8 for the correct σ).
+    # releases (docs/developers.rst, measurements).
     zcdp = {"rho": 0.5}
     common = {"data": data, "neighbour": neighbour}
     gaussian = {**common, "statistic": _diagonal_gap, "delta": 0.01}
