@@ -11,7 +11,7 @@ in ``bench_pure_dp.py``):
    KT baseline (``update="deflate"``) does d eigendecompositions of size d; it is
    timed up to ``--deflate-max-d``.
 2. Bingham proposals per draw at high concentration (a_j = 1e8) against the
-   limit of ALGORITHMS.md §5.3.
+   limit of docs/algorithms.rst §5.3.
 
     python benchmarks/bench_iterative_eigen.py [--max-d 800] [--deflate-max-d 200]
 """

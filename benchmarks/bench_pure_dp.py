@@ -1,4 +1,4 @@
-"""Every pure ε-DP mechanism on the setting of ALGORITHMS.md §9.7, and the cost
+"""Every pure ε-DP mechanism on the setting of docs/algorithms.rst §9.7, and the cost
 of nuclear-Laplace sampling.
 
 Frobenius error ‖Σ̂ − Σ‖_F, ε = 1, d = 30, n ∈ {1e4, 1e5}, DLY22 synthetic data

@@ -1,6 +1,6 @@
 """Mean and centred covariance from one release of augmented rows.
 
-ALGORITHMS.md §8.2: each unit-ball row z gets a constant appended,
+docs/algorithms.rst §8.2: each unit-ball row z gets a constant appended,
 a = (c_x·z, c_0) with c_x² + c_0² ≤ 1, so ‖a‖ ≤ 1 and any mechanism applies to
 M = (1/n) Σ a aᵀ unchanged. From one release M̂: S = M̂_zz / c_x²,
 m = M̂_z0 / (c_x c_0), and the centred covariance S − m mᵀ is post-processing.

@@ -1,7 +1,7 @@
 """Row norms and the factors that bring rows into the unit ball, for every format.
 
 Every statistic of skprivcov is computed from the rows z = x / max(‖x‖, B)
-(ALGORITHMS.md §3.3). The guarantee needs ‖z‖ ≤ 1 for the row *as the library
+(docs/algorithms.rst §3.3). The guarantee needs ‖z‖ ≤ 1 for the row *as the library
 multiplies it* (§13.3): scipy sums duplicate stored entries of a sparse matrix
 in every product, so the norm must be that of the summed row. Sparse input is
 therefore brought to canonical form (duplicates summed, indices sorted) before

@@ -1,6 +1,6 @@
 """Shared parameter constraints, with the safe ranges of the public numbers.
 
-ALGORITHMS.md §13.2: nothing that is independent of the data may fail after
+docs/algorithms.rst §13.2: nothing that is independent of the data may fail after
 the budget is charged. Every public number a fit computes with is therefore
 bounded, and checked before the charge by ``_parameter_constraints``, to a
 range where no intermediate value can overflow or underflow float64:

@@ -26,7 +26,7 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
 
     2-D, known shape, numeric (integers and booleans become float64 lazily;
     float32 and float64 are kept), enough rows and columns. These are public
-    facts: no value of X is read (ALGORITHMS.md §13.2). The values are checked
+    facts: no value of X is read (docs/algorithms.rst §13.2). The values are checked
     in the first statistics pass, after the budget is charged.
 
     Returns
@@ -66,7 +66,7 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
 def _as_float64(block):
     """A block cast to float64 in silence, in whatever thread runs it: a
     warning that a float128 overflows would tell that a value is huge
-    (ALGORITHMS.md §13.1); the value becomes inf, for the nonfinite rule."""
+    (docs/algorithms.rst §13.1); the value becomes inf, for the nonfinite rule."""
     with np.errstate(all="ignore"):
         return block.astype(np.float64)
 
@@ -95,7 +95,7 @@ def reduce_blocks(X, function, *args):
     except Exception as error:
         # A block's own computation failed (a loader, a map_blocks function):
         # its message may quote a value of X, and this runs after the charge,
-        # where no message may name one (ALGORITHMS.md §13.1).
+        # where no message may name one (docs/algorithms.rst §13.1).
         raise RuntimeError(
             f"Computing the blocks of the dask array X failed "
             f"({type(error).__name__}); the message is not shown, since it may "

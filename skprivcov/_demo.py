@@ -3,16 +3,7 @@
 import numpy as np
 from sklearn.datasets import load_digits
 
-from skprivcov.covariance import (
-    AdaptiveCovariance,
-    GaussianCovariance,
-    IterativeEigenCovariance,
-    LaplaceCovariance,
-    NuclearLaplaceCovariance,
-    ProjectionCovariance,
-    SeparateCovariance,
-    ZeroCovariance,
-)
+from skprivcov.utils import registry
 
 __all__ = ["plot_demo", "run_demo"]
 
@@ -26,24 +17,21 @@ RHOS = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 def _estimators(rho, seed):
     """One estimator per mechanism at a common zCDP footing: a pure mechanism
-    gets ε = √(2ρ), since pure ε-DP implies ε²/2-zCDP (ALGORITHMS.md §7)."""
+    gets ε = √(2ρ), since pure ε-DP implies ε²/2-zCDP (docs/algorithms.rst §7)."""
     common = {"norm_bound": _NORM_BOUND, "assume_centered": False, "random_state": seed}
     epsilon = float(np.sqrt(2.0 * rho))
-    return {
-        "GaussianCovariance": GaussianCovariance(rho=rho, **common),
-        "SeparateCovariance": SeparateCovariance(rho=rho, **common),
-        "AdaptiveCovariance": AdaptiveCovariance(rho=rho, **common),
-        "ProjectionCovariance": ProjectionCovariance(rho=rho, **common),
-        "LaplaceCovariance (ε=√2ρ)": LaplaceCovariance(epsilon=epsilon, **common),
-        "SeparateCovariance (ε=√2ρ)": SeparateCovariance(epsilon=epsilon, **common),
-        "IterativeEigenCovariance (ε=√2ρ)": IterativeEigenCovariance(
-            epsilon=epsilon, **common
-        ),
-        "NuclearLaplaceCovariance (ε=√2ρ)": NuclearLaplaceCovariance(
-            epsilon=epsilon, **common
-        ),
-        "ZeroCovariance": ZeroCovariance(assume_centered=False),
-    }
+    budgets = {"zcdp": {"rho": rho}, "pure": {"epsilon": epsilon}}
+    entries = registry().values()
+    estimators = {}
+    # The zCDP mechanisms, then the pure ones, then those that spend nothing.
+    for kind, suffix in (("zcdp", ""), ("pure", " (ε=√2ρ)")):
+        for entry in entries:
+            if kind in entry.demo_budgets:
+                estimators[entry.name + suffix] = entry.make(**budgets[kind], **common)
+    for entry in entries:
+        if "free" in entry.demo_budgets:
+            estimators[entry.name] = entry.make(assume_centered=False)
+    return estimators
 
 
 def run_demo(print_fn=print, n_repeats=3, rhos=RHOS):

@@ -7,7 +7,7 @@ A numpy ``Generator`` or ``RandomState`` object is refused as the
 so every clone (each fold and the refit of a search, each pickled copy in a
 worker) would replay the same stream and draw the same noise, and the
 difference of two such releases is noise-free (docs/threat_model.rst,
-ALGORITHMS.md §13.4). :func:`check_generator` keeps accepting them for what
+docs/algorithms.rst §13.4). :func:`check_generator` keeps accepting them for what
 releases nothing (the synthetic data generators).
 """
 
@@ -71,7 +71,7 @@ def seed_description(random_state):
     return "fresh OS entropy" if random_state is None else "fixed seed"
 
 
-# Tags the streams that must never become noise (ALGORITHMS.md §13.1): a
+# Tags the streams that must never become noise (docs/algorithms.rst §13.1): a
 # diagnostic run seeded with the same int as a release draws other numbers.
 _DIAGNOSTIC_STREAM = 0x5EED_D1A6
 

@@ -17,30 +17,18 @@ import warnings
 
 import numpy as np
 
-from skprivcov.covariance import (
-    AdaptiveCovariance,
-    GaussianCovariance,
-    IterativeEigenCovariance,
-    LaplaceCovariance,
-    NuclearLaplaceCovariance,
-    ProjectionCovariance,
-    SeparateCovariance,
-    ZeroCovariance,
-)
+from skprivcov.covariance import ZeroCovariance
 from skprivcov.covariance._base import public_parameters
 from skprivcov.privacy import CAVEATS
+from skprivcov.utils import registry
 
 __all__ = ["MECHANISMS", "ReleaseError", "add_release_arguments", "run_release"]
 
+# --mechanism NAME: every registered estimator with a command-line name.
 MECHANISMS = {
-    "gaussian": GaussianCovariance,
-    "laplace": LaplaceCovariance,
-    "separate": SeparateCovariance,
-    "adaptive": AdaptiveCovariance,
-    "projection": ProjectionCovariance,
-    "iterative": IterativeEigenCovariance,
-    "nuclear": NuclearLaplaceCovariance,
-    "zero": ZeroCovariance,
+    entry.cli_name: entry.estimator
+    for entry in registry().values()
+    if entry.cli_name is not None
 }
 _FORMATS = (".npy", ".csv")
 
@@ -109,7 +97,7 @@ def add_release_arguments(parser):
 def _read_rows(path, skip_header):
     """The rows of the file. A parse failure is reported without the text of
     the failing cell or line (no message ever contains a data value,
-    ALGORITHMS.md §13.1)."""
+    docs/algorithms.rst §13.1)."""
     if not path.is_file():
         raise ReleaseError(f"no such file: {path}")
     suffix = path.suffix.lower()

@@ -2,7 +2,7 @@
 
 Rows are brought into the unit ball by the public bound B as z = x / max(‖x‖, B):
 rows inside the ball of radius B are scaled by 1/B, rows outside are clipped to
-it (Clip(x, B)/B, ALGORITHMS.md §3.3). X is never copied whole:
+it (Clip(x, B)/B, docs/algorithms.rst §3.3). X is never copied whole:
 
 * dense arrays and memmaps (float64 or float32) are read in row chunks, each
   scaled into one reused float64 buffer and added by a symmetric rank-k update;
@@ -460,7 +460,7 @@ def norm_profile(X, norm_bound, *, nonfinite="raise", chunk_rows=None):
     """Histogram of the exponents of the unit-ball row norms, min(‖x‖/B, 1).
 
     One pass over the rows, O(d) work per row; what AdaptiveCovariance's
-    private radius, private trace and threshold search need (ALGORITHMS.md §2,
+    private radius, private trace and threshold search need (docs/algorithms.rst §2,
     §3.4–3.5). It reads the values of X, so it checks them (see
     :func:`unit_ball_statistics`).
 

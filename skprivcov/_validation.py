@@ -1,6 +1,6 @@
 """Input validation in two steps: public facts before the charge, values after.
 
-ALGORITHMS.md §13.2 (docs/threat_model.rst): before any privacy is spent, only
+docs/algorithms.rst §13.2 (docs/threat_model.rst): before any privacy is spent, only
 public facts of the input may be checked: the kind of container, the shape,
 the dtype kind, the sparse format and the column names. Whatever reads values
 runs after the charge: converting an object array to numbers here
@@ -211,7 +211,7 @@ def as_numeric(X, name="X"):
     ``pd.NA``, an int beyond float64) becomes NaN, so the estimator's
     ``nonfinite`` rule treats it as it treats NaN and infinity: one paid
     refusal for every kind of bad entry with ``"raise"``, a zero row with
-    ``"zero"`` (ALGORITHMS.md §13.2). Every object array takes this one path,
+    ``"zero"`` (docs/algorithms.rst §13.2). Every object array takes this one path,
     whatever its entries. ``name`` is kept for the callers' symmetry.
     """
     if not (isinstance(X, np.ndarray) and X.dtype == object):

@@ -92,7 +92,7 @@ def test_a_refused_fit_computes_nothing_and_records_nothing():
 
 
 def test_public_problems_spend_nothing_and_value_problems_are_charged():
-    """ALGORITHMS.md §13.2: a refusal from public facts is free; one that
+    """docs/algorithms.rst §13.2: a refusal from public facts is free; one that
     depends on the values comes after the charge, so it is paid for."""
     accountant = PrivacyAccountant(rho=1.0)
     with pytest.raises(ValueError, match="not both"):

@@ -1,5 +1,5 @@
 """AdaptiveCovariance and its parts: AboveThreshold, PrivRadius, the threshold
-search, the budget split and the final mechanism (ALGORITHMS.md §1–§3.8)."""
+search, the budget split and the final mechanism (docs/algorithms.rst §1–§3.8)."""
 
 import itertools
 import math
@@ -246,7 +246,7 @@ def test_threshold_queries_have_sensitivity_below_one():
 def test_threshold_queries_stay_below_one_where_floats_did_not():
     """An adversarial profile found by search: the float cumulative sums of
     cdb4175 moved a query by 1 + 7.1e−15 when one row went from the top
-    bucket to bucket 28 (ALGORITHMS.md §13.6); the exact sums move it by less
+    bucket to bucket 28 (docs/algorithms.rst §13.6); the exact sums move it by less
     than 1."""
     counts = np.array(
         [56, 25, 6, 99, 32, 468, 258, 481, 341, 240, 448, 130, 385, 110, 75, 320,

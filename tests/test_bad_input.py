@@ -1,5 +1,5 @@
 """Bad input gets a clear error: public problems before anything is spent,
-problems of the values after the charge (ALGORITHMS.md §13.2)."""
+problems of the values after the charge (docs/algorithms.rst §13.2)."""
 
 import numpy as np
 import pytest
@@ -14,11 +14,9 @@ from skprivcov import (
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.covariance import BasePrivateCovariance
-from skprivcov.utils import all_estimators
+from skprivcov.utils import instances
 
-PRIVATE = [
-    cls() for _, cls in all_estimators() if issubclass(cls, BasePrivateCovariance)
-]
+PRIVATE = [est for _, est in instances(variants=False, kind=BasePrivateCovariance)]
 GOOD = np.random.default_rng(0).uniform(-0.3, 0.3, size=(20, 3))
 
 # Problems visible from public facts (shape, dtype kind): refused for free.

@@ -18,21 +18,10 @@ from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.mechanisms import SPLITS, split_budget
 from skprivcov.privacy import BudgetPart, compose_parts
-from skprivcov.utils import all_estimators
+from skprivcov.utils import instances
 
-PRIVATE = [
-    cls() for _, cls in all_estimators() if issubclass(cls, BasePrivateCovariance)
-]
-SPLIT_VARIANTS = [
-    *PRIVATE,
-    SeparateCovariance(epsilon=1.0, eigenvalue_share=0.25),
-    ProjectionCovariance(trace_fraction=0.2),
-    AdaptiveCovariance(radius="norm_bound"),
-    AdaptiveCovariance(epsilon=1.0),
-    AdaptiveCovariance(epsilon=1.0, radius="norm_bound"),
-    IterativeEigenCovariance(rho=0.5, eigenvalue_share=0.3),
-    NuclearLaplaceCovariance(trace_bound="private", projection="nuclear", n_sweeps=5),
-]
+PRIVATE = [est for _, est in instances(variants=False, kind=BasePrivateCovariance)]
+SPLIT_VARIANTS = [est for _, est in instances(kind=BasePrivateCovariance)]
 
 
 def _rows(seed, n=120, d=3, scale=0.5):
@@ -58,7 +47,7 @@ def test_parts_compose_to_the_budget_and_ignore_the_data(estimator):
     assert set(total.caveats) == set(first.privacy_spent_.caveats)
 
 
-# The splits of the specification, written out (ALGORITHMS.md §3.2, §3.6–3.8,
+# The splits of the specification, written out (docs/algorithms.rst §3.2, §3.6–3.8,
 # §5.2, §6.6): steps and shares of the budget.
 EXPECTED_SHARES = [
     (SeparateCovariance(rho=0.8), [("eigenvalues", 0.5), ("noisy matrix", 0.5)]),

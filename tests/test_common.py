@@ -1,5 +1,8 @@
 """Checks every discovered estimator must pass: scikit-learn's and our own."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -12,78 +15,40 @@ from sklearn.utils.estimator_checks import (
 from skprivcov import PrivacyCost, ZeroCovariance
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.covariance._base import ReleasedCovarianceMixin
-from skprivcov.utils import all_estimators
+from skprivcov.utils import all_estimators, instances, registry
 
-ESTIMATORS = [cls() for _, cls in all_estimators()]
+REGISTRY = registry()
+# The estimators as constructed without arguments, and every other registered
+# variant (each takes a code path of its own: a notion, an option, centring).
+ESTIMATORS = [est for _, est in instances(variants=False)]
+VARIANTS = [est for name, est in instances() if "[" in name]
 COVARIANCE = [est for est in ESTIMATORS if isinstance(est, ReleasedCovarianceMixin)]
 PRIVATE = [est for est in ESTIMATORS if isinstance(est, BasePrivateCovariance)]
-# Checks scikit-learn runs that our estimators are expected to fail, with the
-# reason.
-_NOT_A_NUMBER_IS_NAN = (
-    "An entry that is not a number (here a dict) is treated like NaN, by the "
-    "estimator's nonfinite rule after the charge (ALGORITHMS.md §13.2): one "
-    "ValueError for every kind of bad entry, or a zero row, never a TypeError "
-    "of its own that would tell one kind from another."
-)
-_TRANSFORMER_REFUSES_NO_VALUE = (
-    "Training rows pass through it before a private estimator's charge, so it "
-    "refuses no value (ALGORITHMS.md §13.2): a row with an entry that is not a "
-    "number comes out as NaN, for the estimator's nonfinite rule."
-)
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "ZeroCovariance": {
-        "check_dtype_object": (
-            "ZeroCovariance reads no value of X (ALGORITHMS.md §13.2), so it "
-            "cannot refuse an entry that is not a number."
-        ),
-    },
-    **{
-        name: {"check_dtype_object": _NOT_A_NUMBER_IS_NAN}
-        for name in (
-            "AdaptiveCovariance",
-            "GaussianCovariance",
-            "IterativeEigenCovariance",
-            "LaplaceCovariance",
-            "NuclearLaplaceCovariance",
-            "PrivateRidge",
-            "PrivateRidgeCV",
-            "ProjectionCovariance",
-            "SeparateCovariance",
-        )
-    },
-    **{
-        name: {"check_dtype_object": _TRANSFORMER_REFUSES_NO_VALUE}
-        for name in ("FeatureBoundsScaler", "RowNormClipper")
-    },
-}
 
 
 def _name(estimator):
     return type(estimator).__name__
 
 
-def test_discovery_finds_every_estimator():
-    assert [_name(est) for est in ESTIMATORS] == [
-        "AdaptiveCovariance",
-        "FeatureBoundsScaler",
-        "GaussianCovariance",
-        "IterativeEigenCovariance",
-        "LaplaceCovariance",
-        "NuclearLaplaceCovariance",
-        "PrivateRidge",
-        "PrivateRidgeCV",
-        "ProjectionCovariance",
-        "RowNormClipper",
-        "SeparateCovariance",
-        "ZeroCovariance",
-    ]
+def _expected_failed_checks(estimator):
+    """The registry's expected failures of scikit-learn's checks, with reasons."""
+    return REGISTRY[_name(estimator)].expected_failed_checks
 
 
-@parametrize_with_checks(
-    ESTIMATORS,
-    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(_name(est), {}),
-)
+def test_the_registry_holds_every_estimator():
+    assert sorted(REGISTRY) == [name for name, _ in all_estimators()]
+    for entry in REGISTRY.values():
+        assert next(iter(entry.variants)) == "default"
+        assert entry.variants["default"] == {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@parametrize_with_checks(VARIANTS, expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible_variants(estimator, check):
     check(estimator)
 
 
@@ -206,3 +171,9 @@ def test_zero_covariance_spends_nothing_and_reads_no_values(unit_data):
     np.testing.assert_array_equal(est.covariance_, np.zeros((6, 6)))
     np.testing.assert_array_equal(est.location_, np.zeros(6))
     assert est.privacy_spent_ == PrivacyCost.zero()
+
+
+def test_the_api_reference_lists_every_registered_estimator():
+    text = (Path(__file__).parents[1] / "docs" / "api.rst").read_text()
+    listed = set(re.findall(r"^\s+(\w+)$", text, flags=re.MULTILINE))
+    assert set(REGISTRY) <= listed, set(REGISTRY) - listed

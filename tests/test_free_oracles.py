@@ -1,5 +1,5 @@
 """No value of the data decides anything before the charge, and no rule tells
-kinds of bad entries apart (ALGORITHMS.md §13.1–13.2, §13.4–13.5).
+kinds of bad entries apart (docs/algorithms.rst §13.1–13.2, §13.4–13.5).
 
 The second review (of b5ddf10, the fixes of the first) found, with working
 exploits: the public-bounds transformers refused NaN before a pipeline's

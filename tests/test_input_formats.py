@@ -1,5 +1,5 @@
 """Every input format clips by the same norm and gives the same release
-(ALGORITHMS.md §13.3); nothing data-independent fails after the charge (§13.2);
+(docs/algorithms.rst §13.3); nothing data-independent fails after the charge (§13.2);
 the private traces are exact (§13.6)."""
 
 import itertools
@@ -23,11 +23,9 @@ from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.mechanisms._adaptive import relative_trace
 from skprivcov.preprocessing import RowNormClipper
-from skprivcov.utils import all_estimators
+from skprivcov.utils import instances
 
-PRIVATE = [
-    cls() for _, cls in all_estimators() if issubclass(cls, BasePrivateCovariance)
-]
+PRIVATE = [est for _, est in instances(variants=False, kind=BasePrivateCovariance)]
 
 
 def _name(estimator):

@@ -36,7 +36,7 @@ from skprivcov.privacy import compose_parts
 
 def _erratum_log_acceptance(s, q, envelope):
     """ADK19 Alg. 2's ratio exp(−s)/(M·(yᵀΩy)^{q/2}): divides where it must
-    multiply (ALGORITHMS.md §5.3)."""
+    multiply (docs/algorithms.rst §5.3)."""
     return np.minimum(-s - 0.5 * q * np.log1p(2.0 * s / envelope.b) - envelope.log_m, 0)
 
 
@@ -446,7 +446,7 @@ def test_error_converges_to_the_non_private_result(params):
 
 
 def test_beats_laplace_on_data_of_small_trace():
-    """EMCov's regime (ALGORITHMS.md §9.7): its error follows the eigenvalues,
+    """EMCov's regime (docs/algorithms.rst §9.7): its error follows the eigenvalues,
     LapCov's does not. Rows of norm 0.2 (tr Σ = 0.04), ε = 0.5: measured 0.022
     against 0.050. At tr Σ = 1 it is the other way round (0.40 against 0.05)."""
     X = 0.2 * _data(n=3000, d=8)

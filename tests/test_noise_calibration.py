@@ -1,7 +1,7 @@
 """The noise of every estimator has the law and the scale of its specification.
 
 Each test draws many seeded releases from fixed data and compares an estimate of
-the noise scale with the formula of ALGORITHMS.md. Tolerances are derived from
+the noise scale with the formula of docs/algorithms.rst. Tolerances are derived from
 the sampling error of the estimate (a few standard errors) and are well below
 10%, so a noise scale 10% off fails.
 """
@@ -204,7 +204,7 @@ def _iterative_noise(estimator_factory, eigenvalues, n_releases):
     """Eigenvalue noise and the first draw's spread of IterativeEigen releases.
 
     With Σ = diag(λ) the first draw has density ∝ exp(−Σ_j a_j y_j²) with
-    a_j = κ(λ_1 − λ_j), κ = c·ε_1·n (ALGORITHMS.md §5.3); for large a_j its
+    a_j = κ(λ_1 − λ_j), κ = c·ε_1·n (docs/algorithms.rst §5.3); for large a_j its
     coordinates j ≥ 2 are N(0, 1/(2a_j)) up to O(1/a_j). The release's top
     eigenvector is that draw, and its eigenvalues are the noisy ones.
     """
@@ -270,7 +270,8 @@ def test_iterative_eigen_gaussian_scales():
 
 def test_nuclear_laplace_radius_law_and_scale(data):
     """Symmetric variant, no projection: the release minus Σ is Z on Sym(d), and
-    ‖Z‖_* = Σ|λ(Z)| ~ Gamma(d(d+1)/2, r), r = 2B²/(εn) (ALGORITHMS.md §6.1-6.2)."""
+    ‖Z‖_* = Σ|λ(Z)| ~ Gamma(d(d+1)/2, r), r = 2B²/(εn)
+    (docs/algorithms.rst §6.1-6.2)."""
     epsilon, bound = 2.0, 2.0
     n, d = data.shape
     scale = bound**2 * 2.0 / (epsilon * n)

@@ -201,7 +201,7 @@ def test_diagnostics_flag_a_bad_start_and_pass_the_equilibrium_one():
 
 
 def test_diagnostics_never_run_the_chain_of_a_release():
-    """ALGORITHMS.md §13.1: a diagnostic seeded like a release draws other
+    """docs/algorithms.rst §13.1: a diagnostic seeded like a release draws other
     numbers; the release's chain (its final state is the noise direction)
     never leaves the mechanism."""
     d, seed = 6, 5
@@ -220,7 +220,7 @@ def test_diagnostics_never_run_the_chain_of_a_release():
     assert not np.array_equal(fresh.statistic, diagnostics.statistic)
 
 
-# --- projections (ALGORITHMS.md §4.1) ---------------------------------------------
+# --- projections (docs/algorithms.rst §4.1) ----------------------------------------
 
 
 @pytest.mark.parametrize("symmetric", [False, True])
@@ -392,7 +392,7 @@ def test_private_radius_without_projection_is_refused_before_spending():
 
 
 def test_the_sampler_caveat_is_recorded_wherever_the_cost_is():
-    """ALGORITHMS.md §13.6: the chain's caveat travels with the cost into
+    """docs/algorithms.rst §13.6: the chain's caveat travels with the cost into
     privacy_spent_, the ledger, compositions and a ridge model's cost."""
     X = np.random.default_rng(3).uniform(-0.5, 0.5, size=(300, 4))
     accountant = PrivacyAccountant(epsilon=5.0)

@@ -1,4 +1,4 @@
-"""PrivacyCost arithmetic, conversions (ALGORITHMS.md §7) and the budget rule."""
+"""PrivacyCost arithmetic, conversions (docs/algorithms.rst §7) and the budget rule."""
 
 import math
 
@@ -15,7 +15,7 @@ from skprivcov.privacy import (
     zcdp_from_approx_dp,
 )
 
-# ALGORITHMS.md §7.1: ρ, δ, ε simple, ε CKS, ε Gaussian-exact (3 decimals).
+# docs/algorithms.rst §7.1: ρ, δ, ε simple, ε CKS, ε Gaussian-exact (3 decimals).
 CONVERSION_TABLE = [
     (0.01, 1e-5, 0.689, 0.546, 0.497),
     (0.1, 1e-5, 2.246, 1.914, 1.760),

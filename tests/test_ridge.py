@@ -239,7 +239,7 @@ def test_bad_training_input_spends_nothing(columns):
 @pytest.mark.parametrize("make", [PrivateRidge, PrivateRidgeCV])
 def test_a_non_finite_target_is_refused_after_the_charge(columns, make):
     """A NaN (or infinite) target is a fact about the values: it is found after
-    the one charge (ALGORITHMS.md §13.2), or with nonfinite="zero" the row
+    the one charge (docs/algorithms.rst §13.2), or with nonfinite="zero" the row
     counts as a row of zeros."""
     X, y = columns[:, :4], columns[:, 4].copy()
     y[3] = np.inf

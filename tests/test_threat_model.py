@@ -1,4 +1,4 @@
-"""The threat model in code (ALGORITHMS.md §13, docs/threat_model.rst).
+"""The threat model in code (docs/algorithms.rst §13, docs/threat_model.rst).
 
 Each finding of the outside review of cdb4175 is reproduced as the attack it
 was, and must now fail; each class it belongs to gets a test that would catch
@@ -20,14 +20,11 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 
 from skprivcov import (
-    AdaptiveCovariance,
     BudgetExceededError,
     GaussianCovariance,
-    IterativeEigenCovariance,
     NuclearLaplaceCovariance,
     PrivacyAccountant,
     PrivacyCost,
-    ProjectionCovariance,
     SeparateCovariance,
     ZeroCovariance,
 )
@@ -35,14 +32,11 @@ from skprivcov.__main__ import main
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
-from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
-from skprivcov.utils import all_estimators
+from skprivcov.utils import all_estimators, instances
 
 FORK = multiprocessing.get_context("fork")
 SPAWN = multiprocessing.get_context("spawn")
-PRIVATE = [
-    cls() for _, cls in all_estimators() if issubclass(cls, BasePrivateCovariance)
-]
+PRIVATE = [est for _, est in instances(variants=False, kind=BasePrivateCovariance)]
 
 
 def _name(estimator):
@@ -110,24 +104,8 @@ ALLOWED_ATTRIBUTES = {
     "FeatureBoundsScaler": {"n_features_in_": "public", "feature_names_in_": "public"},
 }
 
-# Every estimator, with variants whose fits take other code paths.
-VARIANTS = [
-    *(clone(est) for est in PRIVATE),
-    *(clone(est).set_params(assume_centered=False) for est in PRIVATE),
-    AdaptiveCovariance(radius="norm_bound"),
-    AdaptiveCovariance(epsilon=1.0),
-    SeparateCovariance(epsilon=1.0),
-    ProjectionCovariance(trace_fraction=0.2),
-    IterativeEigenCovariance(rho=0.5, update="deflate", budget_split="adaptive"),
-    NuclearLaplaceCovariance(trace_bound="private", projection="nuclear", n_sweeps=5),
-    NuclearLaplaceCovariance(variant="general", projection=None, n_sweeps=5),
-    ZeroCovariance(assume_centered=False),
-    PrivateRidge(),
-    PrivateRidge(fit_intercept=False, estimator=SeparateCovariance()),
-    PrivateRidgeCV(cv=2),
-    RowNormClipper(),
-    FeatureBoundsScaler(),
-]
+# Every registered estimator and variant (each takes a code path of its own).
+VARIANTS = [est for _, est in instances()]
 
 
 def _fitted_attributes(estimator):

@@ -16,7 +16,7 @@ __all__ = ["AdaptiveCovariance"]
 class AdaptiveCovariance(BasePrivateCovariance):
     """Private covariance that adapts its clipping threshold to the data.
 
-    DLY22 Algorithm 2 (AdaptiveCov; ALGORITHMS.md §2, §3.3–3.6, §3.8): a private
+    DLY22 Algorithm 2 (AdaptiveCov; docs/algorithms.rst §2, §3.3–3.6, §3.8): a private
     radius r̃ (PrivRadius), a private upper bound on the trace, a sparse vector
     search over the thresholds τ = r̃·2^{−k} for the one that balances clipping
     bias against noise, then the clipped Gaussian (Laplace) or clipped separate
@@ -43,7 +43,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
 
     separate_factor : float > 0, default=0.25
         The factor s_h on the separate mechanism's error bound in the decision
-        rule (ALGORITHMS.md §3.4). The paper's worst-case bound (s_h = 1) is
+        rule (docs/algorithms.rst §3.4). The paper's worst-case bound (s_h = 1) is
         loose by ×4–6 and then picks the Gaussian mechanism where the separate
         one is better; the default was chosen by measurement on the DLY22
         synthetic settings (see the benchmarks). Utility only.
@@ -77,14 +77,14 @@ class AdaptiveCovariance(BasePrivateCovariance):
     Notes
     -----
     ρ-zCDP (default ρ = 0.1) or, with ``epsilon`` and ``delta`` 0 or None, pure
-    ε-DP. {neighbours} Budget (zCDP, ALGORITHMS.md §3.6): PrivRadius ε = √ρ/2
+    ε-DP. {neighbours} Budget (zCDP, docs/algorithms.rst §3.6): PrivRadius ε = √ρ/2
     (ρ/8), Gaussian trace bound ρ/8 (sensitivity r̃²/n), AboveThreshold
     ε = √(ρ/2) (ρ/4) on queries n(Bias − Noise)/r̃² of sensitivity < 1 (buckets
     aligned to r̃), final mechanism ρ/2; without the radius step ρ/8 + ρ/8 +
     3ρ/4. Pure (§3.8): ε/8 + ε/8 + ε/8 + 5ε/8, or ε/8 + ε/8 + 3ε/4. The
     noise-bound proxies depend only on public values and the private trace
     bound. PrivRadius is a reconstruction that meets the guarantees of DLY22
-    Lemma 9 (ALGORITHMS.md §2, risk R3). The statistics pass reads the row
+    Lemma 9 (docs/algorithms.rst §2, risk R3). The statistics pass reads the row
     norms first and the clipped second moment second.
 
     Examples

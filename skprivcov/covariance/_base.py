@@ -1,6 +1,6 @@
 """Base classes of the private covariance estimators.
 
-The template of every fit (ALGORITHMS.md §13.2): resolve the budget → the
+The template of every fit (docs/algorithms.rst §13.2): resolve the budget → the
 public checks of X (shape, dtype kind, sparse format; no value read) → charge
 the accountant → convert values → generator → the estimator's one hook,
 ``_release``, which reads the data only through :class:`ClippedData` (where
@@ -64,7 +64,7 @@ class Release(NamedTuple):
 
 def charge(accountant, cost, owner, **details):
     """The one charge of a fit: spend ``cost`` from ``accountant`` (if any)
-    before any value of the data is read (ALGORITHMS.md §13.2).
+    before any value of the data is read (docs/algorithms.rst §13.2).
 
     The ledger records ``owner``'s class name, its public parameters and
     ``details`` (public facts only). Raises BudgetExceededError, recording
@@ -300,7 +300,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         ``skprivcov.mechanisms`` taking ``(second_moment, n_samples, budget,
         rng, **options)`` and returning ``(release, parts)``) on the rows
         clipped at ``norm_bound``. With ``exact_trace`` it also gets
-        ``trace=``, the exact trace of the target (ALGORITHMS.md §13.6)."""
+        ``trace=``, the exact trace of the target (docs/algorithms.rst §13.6)."""
         bound = float(self.norm_bound)
         target = data.target(bound)
         if exact_trace:

@@ -2,7 +2,7 @@
 
 A mechanism of an estimator (``_release``) reads the training data only
 through this object: the second moment (and exact trace) of the rows
-x / max(‖x‖, bound) — augmented with the constant column of ALGORITHMS.md §8.2
+x / max(‖x‖, bound) — augmented with the constant column of docs/algorithms.rst §8.2
 when the estimator centres — and the histogram of their norm exponents. Each
 call is one pass over the data (docs/large_data.rst).
 """
@@ -36,7 +36,7 @@ class ClippedData:
     augmented : bool
         Whether rows get the constant column (estimators that centre).
     nonfinite : {"raise", "zero"}
-        The rule for rows with a non-finite entry (ALGORITHMS.md §13.2).
+        The rule for rows with a non-finite entry (docs/algorithms.rst §13.2).
 
     Attributes
     ----------
@@ -55,7 +55,7 @@ class ClippedData:
 
     def target(self, bound):
         """The second moment of the rows x / max(‖x‖, ``bound``) and its exact
-        trace, augmented if the estimator centres (ALGORITHMS.md §8.2)."""
+        trace, augmented if the estimator centres (docs/algorithms.rst §8.2)."""
         stats = unit_ball_statistics(
             self._X, bound, with_mean=self.augmented, nonfinite=self._nonfinite
         )

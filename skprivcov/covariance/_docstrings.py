@@ -24,7 +24,7 @@ _SHARED = {
     assume_centered : bool, default=True
         If True, estimate the second moment XᵀX/n (the papers' target) and set
         ``location_`` to zero. If False, release the second moment of the rows
-        augmented with a constant (ALGORITHMS.md §8.2) and derive from that one
+        augmented with a constant (docs/algorithms.rst §8.2) and derive from that one
         release both a private ``location_`` and the centred covariance; the
         raw mean is never used.
 
@@ -74,7 +74,7 @@ _SHARED = {
         ``privacy_spent_``.""",
     "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
     public). The release is computed from the rows brought into the unit ball
-    by ``norm_bound`` (ALGORITHMS.md §0), so the guarantee holds for any data.""",
+    by ``norm_bound`` (docs/algorithms.rst §0), so the guarantee holds for any data.""",
 }
 
 

@@ -13,7 +13,7 @@ class GaussianCovariance(BasePrivateCovariance):
 
     Releases Σ + (B²/(√ρ n))·W, where Σ is the second moment of the rows
     clipped to ``norm_bound`` B and W is a symmetric matrix with independent
-    N(0, 1) entries on and above the diagonal (DLY22; ALGORITHMS.md §3.1).
+    N(0, 1) entries on and above the diagonal (DLY22; docs/algorithms.rst §3.1).
 
     Parameters
     ----------

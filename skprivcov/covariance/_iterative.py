@@ -22,7 +22,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
     draws the eigenvectors one at a time with the exponential mechanism on the
     sphere, density ∝ exp(c·ε_i·uᵀXᵀXu), each in the orthogonal complement of
     the ones before (Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii 2019,
-    Algorithm 1; ALGORITHMS.md §5). Each draw is exact, by the Kent–Ganeiber–
+    Algorithm 1; docs/algorithms.rst §5). Each draw is exact, by the Kent–Ganeiber–
     Mardia rejection sampler for the Bingham law with the three errata of the
     paper's Algorithm 2 fixed (§5.3). The release Σ_i λ̂_i θ_i θ_iᵀ is positive
     semi-definite, of rank ``n_components``. Its error follows the eigenvalues

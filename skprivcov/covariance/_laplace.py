@@ -14,7 +14,7 @@ class LaplaceCovariance(BasePrivateCovariance):
 
     Releases Σ + (B²Δ₁/ε)·L, where L is symmetric with independent Lap(1)
     entries on and above the diagonal and Δ₁ = min(√(d(d+1)), d/√2 + 1)/n is
-    the ℓ1 sensitivity of the upper triangle of Σ (DLY22 §6; ALGORITHMS.md
+    the ℓ1 sensitivity of the upper triangle of Σ (DLY22 §6; docs/algorithms.rst
     §3.8, with the tight sensitivity).
 
     Parameters

@@ -18,7 +18,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
 
     Releases Σ + Z, where Z has density ∝ exp(−‖Z‖_*/r) and r = 2B²/(εn). This
     is the K-norm mechanism for the nuclear norm, in which Σ has sensitivity
-    2/n (ALGORITHMS.md §6.1). The release is symmetric, and can be projected
+    2/n (docs/algorithms.rst §6.1). The release is symmetric, and can be projected
     for accuracy. On the papers' synthetic settings it is the most accurate
     pure-DP mechanism here (§9.7; not on every dataset), but part of its noise
     comes from a Markov chain, so its pure-DP guarantee holds only up to the
@@ -79,7 +79,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         normalised singular values come from a Markov chain run for
         ``n_sweeps`` sweeps. If that chain's law is at total variation η from
         the exact one, the release is (ε, (1 + e^ε)·η)-DP, and η is not
-        certified (ALGORITHMS.md §6.3). The caveat travels with the cost into
+        certified (docs/algorithms.rst §6.3). The caveat travels with the cost into
         the accountant's ledger and the command line's record. Use an
         estimator listed under See Also when the pure-DP claim must hold
         exactly.
@@ -122,7 +122,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
     the chain is published: its final state *is* the direction of the noise,
     so any statistic of it (a convergence diagnostic, say) would let anyone
     holding the release test which of two neighbouring datasets produced it
-    (ALGORITHMS.md §13.1).
+    (docs/algorithms.rst §13.1).
 
     References
     ----------

@@ -19,7 +19,7 @@ class ProjectionCovariance(BasePrivateCovariance):
     Releases the Frobenius projection of GaussCov onto
     K_t = {{Y ⪰ 0, tr Y ≤ t}}, with t = B² (the public trace bound) or, with
     ``trace_fraction``, a private upper bound on the trace (DLY22 App. E;
-    ALGORITHMS.md §3.7). The release is positive semi-definite and its error
+    docs/algorithms.rst §3.7). The release is positive semi-definite and its error
     is at most √(2t‖Z‖_op) in Frobenius norm, Z the Gaussian noise.
 
     Parameters

@@ -252,7 +252,7 @@ class CovarianceRelease:
 
     def augmented(self):
         """[[S, m], [mᵀ, 1]]: the second moment of the rows with a constant 1
-        appended (ALGORITHMS.md §8.2; the constant's entry is public)."""
+        appended (docs/algorithms.rst §8.2; the constant's entry is public)."""
         if self.mean is None:
             raise ValueError("This release has no mean; it cannot be augmented.")
         p = self.n_columns

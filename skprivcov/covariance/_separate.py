@@ -15,7 +15,7 @@ class SeparateCovariance(BasePrivateCovariance):
     Half the budget (by default) adds noise to the eigenvalues of Σ, half
     releases a noisy Σ whose eigenvectors (paired by descending eigenvalue)
     carry the noisy eigenvalues, sorted and projected onto {{u ≥ 0, Σu ≤ 1}} (DLY22
-    SeparateCov; ALGORITHMS.md §3.2). With ``epsilon`` and ``delta`` 0 or None
+    SeparateCov; docs/algorithms.rst §3.2). With ``epsilon`` and ``delta`` 0 or None
     it runs the pure version with Laplace noise (SeparateLapCov, §3.8). The
     release is positive semi-definite.
 

@@ -52,7 +52,7 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     It reads no value of X at all, only its shape, dtype kind and column names
     (public facts), so it is 0-DP and cannot be used to learn anything about
     the values: NaN, infinite or non-numeric entries are not even looked at
-    (ALGORITHMS.md §13.2).
+    (docs/algorithms.rst §13.2).
 
     Examples
     --------

@@ -61,7 +61,7 @@ class PrivateRidge(BasePrivateRidge):
     Parameters
     ----------
     alpha : float >= 0, default=1e-3
-        Regularisation strength, per row, as in ADK19 and ALGORITHMS.md §8.1:
+        Regularisation strength, per row, as in ADK19 and docs/algorithms.rst §8.1:
         the objective is (1/n) Σ ½(wᵀx − y)² + α‖w‖², so
         w = (S_xx + 2αI)⁻¹ s_xy with S the per-row second moment (centred
         when ``fit_intercept``). This equals scikit-learn's
@@ -88,7 +88,7 @@ array-like of shape (n_columns, n_columns) or None, default=None
         column but the target.
 
     fit_intercept : bool, default=True
-        Fit an unpenalised intercept (ALGORITHMS.md §8.2).
+        Fit an unpenalised intercept (docs/algorithms.rst §8.2).
 
     estimator : skprivcov covariance estimator, default=None
         Without ``covariance``: the (unfitted) estimator that releases the

@@ -32,7 +32,7 @@ class PrivateRidgeCV(BasePrivateRidge):
     ``estimator``. For each fold k, ridge is fit for every alpha on the pooled
     releases of the other folds, and scored by its mean squared error on fold
     k computed from fold k's release alone, uᵀ P(M̂_k) u with u = (−w, 1, −b),
-    P the PSD projection (ALGORITHMS.md §8.2). The alpha with the best mean
+    P the PSD projection (docs/algorithms.rst §8.2). The alpha with the best mean
     score is refit on the pooled releases of all folds. Everything after the releases is
     post-processing, and the releases are of disjoint rows, so the whole
     search costs what one release costs (parallel composition).

@@ -3,7 +3,7 @@
 Each row becomes z = (x / max(‖x‖, B_x), (clip(y, lo, hi) − c) / h), a fixed
 function of the row and of public bounds, so ‖z‖ ≤ √2. The covariance
 estimator releases the second moment of these rows (with the constant column of
-ALGORITHMS.md §8.2 when an intercept is fitted) at norm bound √2; mapping the
+docs/algorithms.rst §8.2 when an intercept is fitted) at norm bound √2; mapping the
 release back to the units of (x, y) is post-processing.
 """
 
@@ -61,7 +61,7 @@ def bounded_rows(X, y, *, X_norm_bound, y_bound, fit_intercept):
     """The rows z = (x/max(‖x‖, B_x), y') (dense, or CSR for sparse X).
 
     Sparse X is made canonical first, so that each row is clipped by the norm
-    of its summed entries (ALGORITHMS.md §13.3). A row with a non-finite entry
+    of its summed entries (docs/algorithms.rst §13.3). A row with a non-finite entry
     (or a NaN target) stays non-finite here, for the covariance estimator's
     ``nonfinite`` rule, and so does a row with an infinite target (it is not
     clipped to the bound: it is not a value).

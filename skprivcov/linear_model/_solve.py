@@ -1,6 +1,6 @@
 """Ridge regression and held-out loss from released second moments (post-processing).
 
-ALGORITHMS.md §8.1: for the objective (1/n) Σ ½(wᵀa − y)² + α‖w‖² the solution is
+docs/algorithms.rst §8.1: for the objective (1/n) Σ ½(wᵀa − y)² + α‖w‖² the solution is
 w_α = (S_aa + 2αI)⁻¹ s_ay, with S the per-row second moment. §8.2: with an
 unpenalised intercept the same formula holds on the centred covariance, and
 b = m_y − m_aᵀ w. Equivalently, scikit-learn's ``Ridge(alpha=2·n·α)`` on the rows.

@@ -1,6 +1,6 @@
 """Mechanisms: pure functions on sufficient statistics; the rng is passed in.
 
-Nothing here knows about scikit-learn or reads raw data. See ALGORITHMS.md for
+Nothing here knows about scikit-learn or reads raw data. See docs/algorithms.rst for
 the specification each function cites.
 """
 

@@ -7,7 +7,7 @@ the private trace and the sparse vector search over clipping thresholds
 Gaussian (or Laplace) and the clipped separate mechanism. The second pass
 computes the second moment of the rows clipped at τ̃, and
 :func:`adaptive_release` spends the rest on it. :func:`adaptive_covariance`
-runs the whole, given the two passes as functions. ALGORITHMS.md §2,
+runs the whole, given the two passes as functions. docs/algorithms.rst §2,
 §3.3–3.6, §3.8.
 """
 
@@ -354,7 +354,7 @@ def adaptive_covariance(
     private_radius,
     eigenvalue_share=0.5,
 ):
-    """AdaptiveCov from its two data passes (ALGORITHMS.md §3.5).
+    """AdaptiveCov from its two data passes (docs/algorithms.rst §3.5).
 
     Parameters
     ----------

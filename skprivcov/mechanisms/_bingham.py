@@ -2,7 +2,7 @@
 
 The target on S^{q−1} is f(y) ∝ exp(−yᵀAy) with A = diag(a), a ≥ 0 and
 min a = 0: the exponential mechanism for a top eigenvector, written in the
-eigenbasis of its matrix (ALGORITHMS.md §5.3). The proposal is the angular
+eigenbasis of its matrix (docs/algorithms.rst §5.3). The proposal is the angular
 central Gaussian ACG(Ω), Ω = I + 2A/b, whose density on the sphere is
 ∝ (yᵀΩy)^{−q/2}; a proposal is accepted with probability
 
@@ -44,7 +44,7 @@ class BinghamEnvelope(NamedTuple):
 def bingham_envelope(concentrations):
     """The KGM envelope for f(y) ∝ exp(−Σ a_j y_j²), ``a`` ≥ 0 with min 0.
 
-    b solves Σ_j 1/(b + 2a_j) = 1 on [1, q] (ALGORITHMS.md §5.3, the erratum's
+    b solves Σ_j 1/(b + 2a_j) = 1 on [1, q] (docs/algorithms.rst §5.3, the erratum's
     "= 1": it minimises ``M·|Ω|^{−1/2}``, the expected number of proposals). The
     left side decreases in b, is ≥ 1 at b = 1 (the a_j = 0 term alone is 1)
     and ≤ 1 at b = q (every term ≤ 1/q), so the root is bracketed.
@@ -78,7 +78,7 @@ def _log_acceptance(s, q, envelope):
 def high_concentration_trials(q):
     """Mean number of proposals per draw as all a_j but one go to infinity.
 
-    q^{q/2} e^{−(q−1)/2} √π / (Γ(q/2) 2^{(q−1)/2}) (ALGORITHMS.md §5.3), about
+    q^{q/2} e^{−(q−1)/2} √π / (Γ(q/2) 2^{(q−1)/2}) (docs/algorithms.rst §5.3), about
     √(e·q/2): 1.52 at q = 2, 3.6 at q = 10, 16.5 at q = 200.
     """
     log_trials = (

@@ -1,6 +1,6 @@
 """High-probability bounds on the norms of noise (utility only, never privacy).
 
-ALGORITHMS.md §0.3 (DLY22 Lemmas 6–7) for Gaussian noise and, for Laplace
+docs/algorithms.rst §0.3 (DLY22 Lemmas 6–7) for Gaussian noise and, for Laplace
 noise, the explicit constants of the authors' code (the paper's Lemmas 15–17
 only give O(·)). They feed AdaptiveCov's decision rule, which is data
 independent given the private trace: their values never affect privacy.

@@ -4,7 +4,7 @@ Each function takes Σ = (1/n)·Σᵢ zᵢzᵢᵀ of rows with ‖zᵢ‖ ≤ 1,
 budget (:class:`~skprivcov.privacy.PrivacyCost`) and a numpy Generator, and
 returns ``(release, parts)``: the parts of the budget it drew noise for, from
 the one table of splits (:mod:`._splits`), so their composition can be checked
-against the budget. Neighbours replace one row (ALGORITHMS.md §0). Functions
+against the budget. Neighbours replace one row (docs/algorithms.rst §0). Functions
 never see raw data.
 """
 
@@ -62,7 +62,7 @@ def _require_notion(budget, notion, mechanism):
 
 
 def gaussian_covariance(second_moment, n_samples, budget, rng):
-    """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; ALGORITHMS.md §3.1)."""
+    """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; docs/algorithms.rst §3.1)."""
     _require_notion(budget, "zcdp", "GaussCov")
     parts = split_budget("gaussian", budget)
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
@@ -72,7 +72,7 @@ def gaussian_covariance(second_moment, n_samples, budget, rng):
 
 
 def laplace_covariance(second_moment, n_samples, budget, rng):
-    """LapCov: Σ + (Δ₁/ε)·SLW(d), pure ε-DP (DLY22 §6; ALGORITHMS.md §3.8).
+    """LapCov: Σ + (Δ₁/ε)·SLW(d), pure ε-DP (DLY22 §6; docs/algorithms.rst §3.8).
 
     Δ₁ is the ℓ1 sensitivity of the upper triangle, min(√(d(d+1)), d/√2 + 1)/n
     (see :func:`second_moment_l1_sensitivity`).
@@ -96,7 +96,7 @@ def noisy_covariance(second_moment, n_samples, budget, rng):
 def eigenvalue_noise_scale(n_samples, budget):
     """Noise scale of the sorted eigenvalues of Σ: the Gaussian σ for a zCDP
     budget (ℓ2 sensitivity √2/n, DLY22 Lemma 10) or the Laplace b for a pure
-    one (ℓ1 sensitivity 2/n, ADK19 Thm 1); ALGORITHMS.md §0.2."""
+    one (ℓ1 sensitivity 2/n, ADK19 Thm 1); docs/algorithms.rst §0.2."""
     if budget.notion == "zcdp":
         return gaussian_scale(eigenvalues_l2_sensitivity(n_samples), budget.rho)
     return laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
@@ -125,7 +125,7 @@ def separate_covariance(
 ):
     """SeparateCov: noisy eigenvalues with eigenvectors of a noisy Σ.
 
-    zCDP version (ALGORITHMS.md §3.2): Λ + (√2/(√ρ n))·N(0, I) at ρ/2, and the
+    zCDP version (docs/algorithms.rst §3.2): Λ + (√2/(√ρ n))·N(0, I) at ρ/2, and the
     eigenvectors of GaussCov(Σ, ρ/2). Pure version (§3.8, SeparateLapCov):
     Λ + Lap(4/(εn)) at ε/2, eigenvectors of LapCov(Σ, ε/2). Post-processing
     (free): eigenvectors paired by descending eigenvalue with ``eigh``, noisy
@@ -157,7 +157,7 @@ def projection_covariance(
     beta=0.05,
     trace=None,
 ):
-    """The projection mechanism (DLY22 App. E; ALGORITHMS.md §3.7), ρ-zCDP.
+    """The projection mechanism (DLY22 App. E; docs/algorithms.rst §3.7), ρ-zCDP.
 
     GaussCov(Σ) projected onto K_t = {Y ⪰ 0, tr Y ≤ t}. By default t = 1, the
     public trace bound. With ``trace_fraction`` f, a share f of ρ buys a private
@@ -207,7 +207,7 @@ def nuclear_laplace_covariance(
     n_sweeps=200,
     trace=None,
 ):
-    """dON's nuclear-Laplace mechanism (ALGORITHMS.md §6), pure ε-DP for the
+    """dON's nuclear-Laplace mechanism (docs/algorithms.rst §6), pure ε-DP for the
     exact noise law (see :mod:`._nuclear` for what is approximate).
 
     Σ + Z with Z ∝ exp(−‖Z‖_*/r), r = Δ_*/ε = 2/(εn) (the K-norm mechanism,

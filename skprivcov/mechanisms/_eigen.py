@@ -1,4 +1,5 @@
-"""Eigen-decomposition helpers with the descending pairing of ALGORITHMS.md §3.2."""
+"""Eigen-decomposition helpers with the descending pairing of §3.2
+(docs/algorithms.rst)."""
 
 import numpy as np
 from scipy import linalg

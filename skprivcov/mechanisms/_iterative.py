@@ -1,6 +1,6 @@
 """ADK19 iterative eigenvector sampling (EMCov) and the Kapralov–Talwar baseline.
 
-ALGORITHMS.md §5. Noisy eigenvalues, then one exponential-mechanism draw per
+docs/algorithms.rst §5. Noisy eigenvalues, then one exponential-mechanism draw per
 eigenvector, each from the Bingham law of :mod:`._bingham`:
 
 * ``update="project"`` (EMCov, ADK19 Alg. 1; §5.2): draw i samples the top
@@ -78,7 +78,7 @@ def sample_top_eigenvector(values, vectors, concentration, rng):
     -----
     In S's eigenbasis the density is exp(−yᵀAy) up to a constant, with
     A = κ(λ_max·I − S) ⪰ 0, a_j = κ(λ_1 − λ_j) (the shift by the *largest*
-    eigenvalue, ALGORITHMS.md §5.3 erratum), sampled exactly by KGM.
+    eigenvalue, docs/algorithms.rst §5.3 erratum), sampled exactly by KGM.
     """
     concentrations = concentration * (values[0] - values)
     return vectors @ sample_bingham(concentrations, rng)

@@ -1,4 +1,4 @@
-"""Noise primitives (ALGORITHMS.md §0.1), vectorised."""
+"""Noise primitives (docs/algorithms.rst §0.1), vectorised."""
 
 import numpy as np
 
@@ -16,7 +16,7 @@ def symmetric_noise(n_features, scale, rng, *, distribution):
     """A symmetric d×d noise matrix: SGW(d) or SLW(d) times ``scale``.
 
     One independent draw for each of the d(d+1)/2 coordinates on and above the
-    diagonal, mirrored below it (ALGORITHMS.md §0.1).
+    diagonal, mirrored below it (docs/algorithms.rst §0.1).
 
     Parameters
     ----------

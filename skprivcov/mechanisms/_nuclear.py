@@ -1,6 +1,6 @@
 """Nuclear-Laplace noise (d'Orsi & Novikov): density ∝ exp(−‖Z‖_*/r).
 
-ALGORITHMS.md §6. The noise factors as Z = U·diag(R·w)·Vᵀ (general d×d) or
+docs/algorithms.rst §6. The noise factors as Z = U·diag(R·w)·Vᵀ (general d×d) or
 Z = P·diag(R·w)·Pᵀ (on Sym(d), the symmetric variant), with independent parts
 (§6.2):
 
@@ -80,7 +80,7 @@ class NoiseDiagnostics(NamedTuple):
 
 
 def haar_orthogonal(d, rng):
-    """A Haar-distributed orthogonal d×d matrix (ALGORITHMS.md §0.1).
+    """A Haar-distributed orthogonal d×d matrix (docs/algorithms.rst §0.1).
 
     Q of the QR decomposition of a Gaussian matrix, with its columns' signs
     fixed by sign(diag R): without the fix the law is not Haar (Mezzadri 2007).
@@ -350,7 +350,7 @@ def sample_normalised_spectrum(
         on s_1 > … > s_d) or singular values of the general one
         (∝ e^{−Σs} Π(s_i² − s_j²) on s_1 > … > s_d > 0).
     n_sweeps : int, default=200
-        B of ALGORITHMS.md §6.3; from the equilibrium start the chain is
+        B of docs/algorithms.rst §6.3; from the equilibrium start the chain is
         stationary within the first sweeps up to d = 400 (§9.2).
     n_chains : int, default=1
         Independent chains, updated together (vectorised).
@@ -383,7 +383,7 @@ def nuclear_chain_diagnostics(
     that never becomes noise: None draws OS entropy, and an int seed draws a
     stream that shares nothing with a release seeded by the same int. The
     diagnostics therefore say how well the chain mixes at this d and number of
-    sweeps, and nothing about any release (ALGORITHMS.md §13.1). Data-free.
+    sweeps, and nothing about any release (docs/algorithms.rst §13.1). Data-free.
 
     Parameters
     ----------

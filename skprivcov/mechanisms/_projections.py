@@ -1,4 +1,4 @@
-"""Euclidean projections used as post-processing (ALGORITHMS.md §4)."""
+"""Euclidean projections used as post-processing (docs/algorithms.rst §4)."""
 
 import numpy as np
 
@@ -80,7 +80,7 @@ def project_psd_trace_ball(matrix, trace_bound):
 def project_psd(matrix):
     """Frobenius projection of a symmetric matrix onto the PSD cone.
 
-    Negative eigenvalues are set to zero (ALGORITHMS.md §6.5: at most doubles the
+    Negative eigenvalues are set to zero (docs/algorithms.rst §6.5: at most doubles the
     spectral error against a PSD target, never increases the Frobenius error).
     """
     values, vectors = eigh_descending(matrix)

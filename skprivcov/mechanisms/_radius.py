@@ -11,7 +11,7 @@ __all__ = ["private_radius_exponent"]
 
 
 def private_radius_exponent(exponents, counts, epsilon, beta, levels, rng):
-    """PrivRadius (ALGORITHMS.md §2.2, a reconstruction of Dong & Yi), ε-DP.
+    """PrivRadius (docs/algorithms.rst §2.2, a reconstruction of Dong & Yi), ε-DP.
 
     Candidate radii r_k = 2^{k−L}, k = 0..L, are searched with AboveThreshold
     on the queries q_k = −A_k, A_k = #{i : ‖z_i‖ > r_k} (counts, sensitivity 1),

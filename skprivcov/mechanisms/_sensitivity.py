@@ -1,6 +1,6 @@
 """Sensitivities of the statistics released by the mechanisms.
 
-Replace-one neighbours, every row in the unit ℓ2 ball, n rows (ALGORITHMS.md §0,
+Replace-one neighbours, every row in the unit ℓ2 ball, n rows (docs/algorithms.rst §0,
 §0.2). Σ = XᵀX/n is the uncentred second moment.
 """
 
@@ -30,7 +30,7 @@ def second_moment_l2_sensitivity(n_samples):
 def second_moment_l1_sensitivity(n_features, n_samples):
     """ℓ1 sensitivity of the upper triangle (diagonal included) of Σ.
 
-    ALGORITHMS.md §0.2 gives the valid bound √(d(d+1))/n (Cauchy–Schwarz over the
+    docs/algorithms.rst §0.2 gives the valid bound √(d(d+1))/n (Cauchy–Schwarz over the
     d(d+1)/2 coordinates; the paper's √2·d/n is looser). We use the smaller of it
     and d/√2 + 1 (over n), which is also provably valid [derived here]: with
     D = xxᵀ − yyᵀ, ::

@@ -7,7 +7,7 @@ import numpy as np
 __all__ = ["above_threshold"]
 
 # Query noise is drawn this many at a time, so a long query list is never
-# materialised with its noise all at once (ALGORITHMS.md §1).
+# materialised with its noise all at once (docs/algorithms.rst §1).
 _CHUNK = 4096
 # Float sums q + ν are within a relative 2^−52 of the exact ones: anything the
 # float screen puts this far below the threshold is below it exactly.
@@ -27,7 +27,7 @@ def above_threshold(queries, threshold, epsilon, rng):
     arithmetic, on the given query values and the drawn noises (floats are
     exact rationals). Rounding q_k + ν_k to a float first could move a
     comparison by an ulp of the larger term, i.e. make a query's difference
-    between neighbours exceed its sensitivity (ALGORITHMS.md §13.6). Give
+    between neighbours exceed its sensitivity (docs/algorithms.rst §13.6). Give
     queries whose data-dependent part is exact (integers, or
     :class:`fractions.Fraction`), and the sensitivity bound holds as proved.
     A float screen skips the queries that are far below the threshold.

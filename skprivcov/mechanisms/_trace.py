@@ -15,7 +15,7 @@ __all__ = ["private_trace_upper_bound"]
 def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.0):
     """A private upper bound on tr Σ of unit-ball rows (sensitivity Δ = 1/n).
 
-    zCDP budget (ALGORITHMS.md §3.5 step 4, §3.7): the Gaussian mechanism,
+    zCDP budget (docs/algorithms.rst §3.5 step 4, §3.7): the Gaussian mechanism,
     t̂r = tr + σ·N(0, 1) + σ·√(2 log(1/β)) with σ = Δ/√(2ρ).
     Pure budget (§3.8): the Laplace mechanism,
     t̂r = tr + b·Lap(1) + b·log(1/(2β)) with b = Δ/ε.

@@ -24,7 +24,7 @@ class BasePublicBoundsTransformer(
 
     Their input is usually training data on its way to a private estimator,
     before that estimator's charge: so they refuse no value (a refusal would
-    be a free test of the rows, ALGORITHMS.md §13.2). A row with a NaN,
+    be a free test of the rows, docs/algorithms.rst §13.2). A row with a NaN,
     infinite or non-number entry comes out as a row of NaN, and the
     estimator's own ``nonfinite`` rule decides, after its charge.
     """

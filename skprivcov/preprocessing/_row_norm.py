@@ -15,7 +15,7 @@ __all__ = ["RowNormClipper"]
 class RowNormClipper(BasePublicBoundsTransformer):
     """Clip every row to a public ℓ2 norm bound: x ↦ min(1, B/‖x‖)·x.
 
-    The bounding step of every mechanism in skprivcov (ALGORITHMS.md §3.3),
+    The bounding step of every mechanism in skprivcov (docs/algorithms.rst §3.3),
     as a transformer for pipelines: rows with ‖x‖ ≤ B are left exactly as they
     are, longer rows are shrunk onto the sphere of radius B. With
     ``scale=True`` the result is also divided by B, so that every row lies in
@@ -77,7 +77,7 @@ class RowNormClipper(BasePublicBoundsTransformer):
         bound = float(self.norm_bound)
         if sparse.issparse(X):
             # Duplicates summed first: the norm is that of the row as it is
-            # used (ALGORITHMS.md §13.3).
+            # used (docs/algorithms.rst §13.3).
             X = canonical_sparse(X)
         norms = row_norms(X)
         if self.scale:

@@ -43,7 +43,7 @@ def _floor(fraction):
 def _spent_epsilon(totals, delta):
     """Smallest ε with (ε, δ)-DP for the composition of the recorded spends.
 
-    Two valid routes, ALGORITHMS.md §7: everything through zCDP (a pure ε counts
+    Two valid routes, docs/algorithms.rst §7: everything through zCDP (a pure ε counts
     as ε²/2) and the Canonne–Kamath–Steinke conversion; or the pure spends by
     basic composition (Σε, 0) plus the zCDP spends converted on their own.
     """
@@ -206,7 +206,7 @@ class PrivacyAccountant:
             # A worker (multiprocessing, joblib's loky or multiprocessing
             # backends) that builds its own in-memory accountant, e.g. by
             # importing a module that defines one, would get a full budget that
-            # no other process sees (ALGORITHMS.md §13.5).
+            # no other process sees (docs/algorithms.rst §13.5).
             raise RuntimeError(
                 "An in-memory PrivacyAccountant cannot be created in a worker "
                 "process: its budget would be a fresh one that the parent and the "

@@ -55,7 +55,7 @@ def resolve_budget(*, rho, epsilon, delta, notions, default, owner):
     * ``epsilon`` with ``delta`` None or 0: a pure ε-DP budget.
     * ``epsilon`` with ``delta > 0``: for a mechanism with a zCDP version, the
       largest ρ whose Canonne–Kamath–Steinke conversion meets (ε, δ)
-      (ALGORITHMS.md §7.2); for a pure-only mechanism, pure ε-DP, which implies
+      (docs/algorithms.rst §7.2); for a pure-only mechanism, pure ε-DP, which implies
       (ε, δ)-DP.
     * nothing: the estimator's documented ``default``.
 

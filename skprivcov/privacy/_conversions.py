@@ -1,4 +1,4 @@
-"""Conversions between privacy notions (ALGORITHMS.md §7).
+"""Conversions between privacy notions (docs/algorithms.rst §7).
 
 All functions are pure arithmetic on privacy parameters; none of them sees data.
 Every conversion errs on the safe side: where a root is found numerically, the
@@ -34,7 +34,7 @@ def bun_steinke_epsilon(rho, delta):
 
 
 def _cks_log_delta(rho, epsilon):
-    """log δ(ε) of Canonne–Kamath–Steinke 2020 (Cor. 13), ALGORITHMS.md §7.1.
+    """log δ(ε) of Canonne–Kamath–Steinke 2020 (Cor. 13), docs/algorithms.rst §7.1.
 
     δ(ε) = inf_{α>1} exp((α−1)(αρ−ε)) (1−1/α)^α / (α−1). The optimal α solves
     (2α−1)ρ − ε + log(1−1/α) = 0, a strictly increasing function of α. We solve
@@ -88,7 +88,7 @@ def cks_epsilon(rho, delta):
 
 
 def zcdp_from_approx_dp(epsilon, delta):
-    """Largest ρ whose CKS conversion meets (ε, δ) (ALGORITHMS.md §7.2).
+    """Largest ρ whose CKS conversion meets (ε, δ) (docs/algorithms.rst §7.2).
 
     δ(ρ, ε) is increasing in ρ, so bisection applies. The simple bound gives a
     feasible starting point ρ₀ = (√(log(1/δ)+ε) − √log(1/δ))². The result is
@@ -109,7 +109,7 @@ def zcdp_from_approx_dp(epsilon, delta):
 
 
 def gaussian_epsilon(rho, delta):
-    """Exact ε(δ) of a pipeline of Gaussian mechanisms only (ALGORITHMS.md §7.1).
+    """Exact ε(δ) of a pipeline of Gaussian mechanisms only (docs/algorithms.rst §7.1).
 
     Such a pipeline with total ρ is μ-GDP with μ = √(2ρ) (Dong, Roth & Su 2019),
     and δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018).

@@ -130,7 +130,7 @@ class PrivacyCost:
         """The ε such that this cost implies (ε, δ)-DP at the given δ ∈ (0, 1).
 
         A zCDP cost uses the tight Canonne–Kamath–Steinke conversion
-        (ALGORITHMS.md §7.1). A pure cost reports its own ε (going through its
+        (docs/algorithms.rst §7.1). A pure cost reports its own ε (going through its
         implied ε²/2-zCDP would give more whenever log(1/δ) > 1/2).
         """
         if not 0.0 < delta < 1.0:

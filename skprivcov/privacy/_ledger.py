@@ -8,7 +8,7 @@ transaction all-or-nothing even if its process is killed half-way. The ledger
 stores what was spent, when, by whom with which parameters, and the caveats of
 the guarantee; never any value derived from the data.
 
-A ledger kept in memory belongs to the process that created it (ALGORITHMS.md
+A ledger kept in memory belongs to the process that created it (docs/algorithms.rst
 §13.5): a forked child that inherits it cannot spend from it (its spends would
 land in a copy the parent never sees), so every use there raises.
 

@@ -17,6 +17,7 @@ scale reduced) whose audit must exceed the claimed ε.
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -248,18 +249,6 @@ def _scaled(module, name, factor):
         setattr(module, name, original)
 
 
-def _gaussian_bug(factor=0.5):
-    from skprivcov.mechanisms import _covariance
-
-    return _scaled(_covariance, "gaussian_scale", factor)
-
-
-def _laplace_bug(factor=0.5):
-    from skprivcov.mechanisms import _covariance
-
-    return _scaled(_covariance, "laplace_scale", factor)
-
-
 @dataclass(frozen=True)
 class AuditCase:
     """One mechanism's audit: how to build it, the neighbouring datasets, the
@@ -274,89 +263,50 @@ class AuditCase:
     bug_label: str
 
 
+def _planted(function, factor):
+    """A context in which ``mechanisms._covariance.<function>`` (a noise scale)
+    is multiplied by ``factor``."""
+    from skprivcov.mechanisms import _covariance
+
+    return _scaled(_covariance, function, factor)
+
+
+def _make_audited(name, variant, budget, seed):
+    from skprivcov.utils._registry import registry
+
+    return registry()[name].make(variant, **budget, random_state=seed)
+
+
+_STATISTICS = {
+    "diagonal_gap": _diagonal_gap,
+    "eigenvalue_gap": _eigenvalue_gap,
+    "nuclear_log_ratio": _nuclear_log_ratio,
+    "clipped_gap": _clipped_gap,
+}
+
+
 def _cases():
-    from skprivcov import (
-        AdaptiveCovariance,
-        GaussianCovariance,
-        IterativeEigenCovariance,
-        LaplaceCovariance,
-        NuclearLaplaceCovariance,
-        ProjectionCovariance,
-        SeparateCovariance,
-    )
+    """The audit of every registered audit spec (``utils._registry``)."""
+    from skprivcov.utils._registry import registry
 
     data, neighbour = _swap_pair()
-    # ρ = 0.5 compared at δ = 0.01 (claimed ε 2.75): small enough a δ to be a
-    # meaningful claim, large enough for a halved σ to be caught with 2·10⁴
-    # releases (docs/developers.rst, measurements).
-    zcdp = {"rho": 0.5}
-    common = {"data": data, "neighbour": neighbour}
-    gaussian = {**common, "statistic": _diagonal_gap, "delta": 0.01}
-    laplace = {**common, "statistic": _clipped_gap, "delta": 0.0}
-    halved_sigma = {"planted_bug": _gaussian_bug, "bug_label": "Gaussian σ halved"}
-    halved_b = {"planted_bug": _laplace_bug, "bug_label": "Laplace b halved"}
-    return {
-        "GaussianCovariance": AuditCase(
-            make=lambda s: GaussianCovariance(**zcdp, random_state=s),
-            **gaussian,
-            **halved_sigma,
-        ),
-        "LaplaceCovariance": AuditCase(
-            make=lambda s: LaplaceCovariance(epsilon=1.0, random_state=s),
-            **laplace,
-            **halved_b,
-        ),
-        "SeparateCovariance (zCDP)": AuditCase(
-            make=lambda s: SeparateCovariance(**zcdp, random_state=s),
-            **{**gaussian, "statistic": _eigenvalue_gap},
-            # The eigenvalues (at ρ/2) carry the change: with σ halved they
-            # are a Gaussian mechanism of μ = √2, whose tail events at δ = 0.01
-            # stay under 2.75 with 2·10⁴ releases; σ ÷ 4 (μ = 2√2) shows.
-            planted_bug=lambda: _gaussian_bug(0.25),
-            bug_label="Gaussian σ ÷ 4",
-        ),
-        "SeparateCovariance (pure)": AuditCase(
-            make=lambda s: SeparateCovariance(epsilon=1.0, random_state=s),
-            **{**laplace, "statistic": _eigenvalue_gap},
-            # Only the eigenvalues (at ε/2) carry this pair's change: halving
-            # their noise makes the observable loss ε, not more; quartering
-            # makes it 2ε.
-            planted_bug=lambda: _laplace_bug(0.25),
-            bug_label="Laplace b ÷ 4",
-        ),
-        "ProjectionCovariance": AuditCase(
-            make=lambda s: ProjectionCovariance(**zcdp, random_state=s),
-            **gaussian,
-            **halved_sigma,
-        ),
-        "AdaptiveCovariance": AuditCase(
-            make=lambda s: AdaptiveCovariance(**zcdp, random_state=s),
-            **{**gaussian, "statistic": _eigenvalue_gap},
-            # Only its final release (ρ/2) is observed here, as for SeparateCov.
-            planted_bug=lambda: _gaussian_bug(0.25),
-            bug_label="final Gaussian σ ÷ 4",
-        ),
-        "IterativeEigenCovariance": AuditCase(
-            make=lambda s: IterativeEigenCovariance(epsilon=1.0, random_state=s),
-            **laplace,
-            # Its claim has slack on every pair (c = 1/4 with sensitivity 1, and
-            # the draws' loss is small here): only a bug that more than doubles
-            # the loss can show; this one quarters the eigenvalues' noise.
-            planted_bug=lambda: _laplace_bug(0.25),
-            bug_label="eigenvalue Laplace b ÷ 4",
-        ),
-        # Audited without its projection (free post-processing, which can only
-        # hide loss): the raw release's nuclear log-ratio is then exact, and
-        # this pair attains the sensitivity (‖Σ − Σ'‖_* = 2/n).
-        "NuclearLaplaceCovariance": AuditCase(
-            make=lambda s: NuclearLaplaceCovariance(
-                epsilon=1.0, projection=None, random_state=s
-            ),
-            **{**laplace, "statistic": _nuclear_log_ratio},
-            planted_bug=_laplace_bug,
-            bug_label="nuclear r halved",
-        ),
-    }
+    cases = {}
+    for name, entry in registry().items():
+        for audit_name, spec in entry.audits.items():
+            # ρ = 0.5 compared at δ = 0.01 (claimed ε 2.75): small enough a δ
+            # to be a meaningful claim, large enough for a halved σ to be
+            # caught with 2·10⁴ releases (docs/developers.rst, measurements).
+            delta = 0.01 if "rho" in spec.budget else 0.0
+            cases[audit_name] = AuditCase(
+                make=partial(_make_audited, name, spec.variant, spec.budget),
+                data=data,
+                neighbour=neighbour,
+                statistic=_STATISTICS[spec.statistic],
+                delta=delta,
+                planted_bug=partial(_planted, *spec.planted_bug),
+                bug_label=spec.bug_label,
+            )
+    return cases
 
 
 AUDIT_CASES = _cases()

@@ -1,0 +1,318 @@
+"""The one registry of skprivcov's estimators, their variants and their roles.
+
+Everything that enumerates estimators reads this table: the command line's
+``--mechanism`` choices, the demo, the privacy audit, the common tests (the
+scikit-learn checks and the privacy checks run on every variant), the
+release-regression digests and the API reference. Adding an estimator means
+adding its entry here (docs/developers.rst, "Adding a mechanism").
+
+A *variant* is a set of parameters that takes a different code path of the
+estimator (a notion, an option of the mechanism, centring); the first variant
+of every entry, ``"default"``, is the estimator as constructed without
+arguments.
+"""
+
+from dataclasses import dataclass, field
+
+from sklearn.base import clone
+
+from skprivcov.covariance import (
+    AdaptiveCovariance,
+    GaussianCovariance,
+    IterativeEigenCovariance,
+    LaplaceCovariance,
+    NuclearLaplaceCovariance,
+    ProjectionCovariance,
+    SeparateCovariance,
+    ZeroCovariance,
+)
+from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
+
+__all__ = ["AuditSpec", "RegistryEntry", "instances", "registry"]
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """How the empirical privacy audit runs one variant (see ``_audit``).
+
+    variant : the variant audited (its parameters, with the audit's budget).
+    budget : the budget of the audited fits (``rho`` or ``epsilon``).
+    statistic : the name of the scalar statistic of a release.
+    planted_bug : (noise scale function, factor) that the bug multiplies.
+    bug_label : what the planted bug is, for reports.
+    """
+
+    variant: str
+    budget: dict
+    statistic: str
+    planted_bug: tuple
+    bug_label: str
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One estimator and what the rest of the library needs to know of it.
+
+    estimator : the class.
+    variants : name → parameters; ``"default"`` (no parameters) comes first.
+    cli_name : its name for ``skprivcov release --mechanism``, or None.
+    demo_budgets : how the demo runs it: ``"zcdp"`` (at ρ), ``"pure"`` (at
+        ε = √(2ρ)), ``"free"`` (no budget); empty to leave it out.
+    audits : name → AuditSpec, the empirical audits of its claim.
+    expected_failed_checks : scikit-learn check → why it is expected to fail.
+    """
+
+    estimator: type
+    variants: dict
+    cli_name: str | None = None
+    demo_budgets: tuple = ()
+    audits: dict = field(default_factory=dict)
+    expected_failed_checks: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return self.estimator.__name__
+
+    def make(self, variant="default", **params):
+        """A new instance of ``variant``, with ``params`` on top."""
+        return self.estimator(**{**self.variants[variant], **params})
+
+
+_CENTRED = {"centred": {"assume_centered": False}}
+# The audits compare releases of two neighbouring datasets; a zCDP claim at
+# ρ = 0.5 is compared at δ = 0.01, a pure claim at ε = 1 (see ``_audit``).
+_ZCDP, _PURE = {"rho": 0.5}, {"epsilon": 1.0}
+_HALVED_SIGMA = {
+    "planted_bug": ("gaussian_scale", 0.5),
+    "bug_label": "Gaussian σ halved",
+}
+_HALVED_B = {"planted_bug": ("laplace_scale", 0.5), "bug_label": "Laplace b halved"}
+_NOT_A_NUMBER_IS_NAN = (
+    "An entry that is not a number (here a dict) is treated like NaN, by the "
+    "estimator's nonfinite rule after the charge (docs/algorithms.rst §13.2): one "
+    "ValueError for every kind of bad entry, or a zero row, never a TypeError "
+    "of its own that would tell one kind from another."
+)
+_REFUSES_NO_VALUE = (
+    "Training rows pass through it before a private estimator's charge, so it "
+    "refuses no value (docs/algorithms.rst §13.2): a row with an entry that is not a "
+    "number comes out as NaN, for the estimator's nonfinite rule."
+)
+_READS_NO_VALUE = (
+    "ZeroCovariance reads no value of X (docs/algorithms.rst §13.2), so it cannot "
+    "refuse an entry that is not a number."
+)
+_PRIVATE_CHECKS = {"check_dtype_object": _NOT_A_NUMBER_IS_NAN}
+
+_ENTRIES = (
+    RegistryEntry(
+        GaussianCovariance,
+        {"default": {}, **_CENTRED},
+        cli_name="gaussian",
+        demo_budgets=("zcdp",),
+        audits={
+            "GaussianCovariance": AuditSpec(
+                "default", _ZCDP, "diagonal_gap", **_HALVED_SIGMA
+            )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        LaplaceCovariance,
+        {"default": {}, **_CENTRED},
+        cli_name="laplace",
+        demo_budgets=("pure",),
+        audits={
+            "LaplaceCovariance": AuditSpec("default", _PURE, "clipped_gap", **_HALVED_B)
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        SeparateCovariance,
+        {
+            "default": {},
+            "pure": {"epsilon": 1.0},
+            "eigenvalue share": {"eigenvalue_share": 0.25},
+            **_CENTRED,
+        },
+        cli_name="separate",
+        demo_budgets=("zcdp", "pure"),
+        audits={
+            # The eigenvalues (at half the budget) carry this pair's change:
+            # halving their noise is not enough to show, quartering it is.
+            "SeparateCovariance (zCDP)": AuditSpec(
+                "default",
+                _ZCDP,
+                "eigenvalue_gap",
+                ("gaussian_scale", 0.25),
+                "Gaussian σ ÷ 4",
+            ),
+            "SeparateCovariance (pure)": AuditSpec(
+                "pure",
+                _PURE,
+                "eigenvalue_gap",
+                ("laplace_scale", 0.25),
+                "Laplace b ÷ 4",
+            ),
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        AdaptiveCovariance,
+        {
+            "default": {},
+            "pure": {"epsilon": 1.0},
+            "public radius": {"radius": "norm_bound"},
+            "pure, public radius": {"epsilon": 1.0, "radius": "norm_bound"},
+            **_CENTRED,
+        },
+        cli_name="adaptive",
+        demo_budgets=("zcdp",),
+        audits={
+            # Only its final release (ρ/2) is observed, as for SeparateCov.
+            "AdaptiveCovariance": AuditSpec(
+                "default",
+                _ZCDP,
+                "eigenvalue_gap",
+                ("gaussian_scale", 0.25),
+                "final Gaussian σ ÷ 4",
+            )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        ProjectionCovariance,
+        {"default": {}, "private trace": {"trace_fraction": 0.2}, **_CENTRED},
+        cli_name="projection",
+        demo_budgets=("zcdp",),
+        audits={
+            "ProjectionCovariance": AuditSpec(
+                "default", _ZCDP, "diagonal_gap", **_HALVED_SIGMA
+            )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        IterativeEigenCovariance,
+        {
+            "default": {},
+            "zcdp": {"rho": 0.5},
+            "rank 2": {"n_components": 2},
+            "KT, adaptive split": {"update": "deflate", "budget_split": "adaptive"},
+            **_CENTRED,
+        },
+        cli_name="iterative",
+        demo_budgets=("pure",),
+        audits={
+            # Its claim has slack on every pair: only a bug that more than
+            # doubles the loss can show; this one quarters the eigenvalues' noise.
+            "IterativeEigenCovariance": AuditSpec(
+                "default",
+                _PURE,
+                "clipped_gap",
+                ("laplace_scale", 0.25),
+                "eigenvalue Laplace b ÷ 4",
+            )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        NuclearLaplaceCovariance,
+        {
+            "default": {},
+            "general": {"variant": "general", "n_sweeps": 20},
+            "private radius, nuclear ball": {
+                "trace_bound": "private",
+                "projection": "nuclear",
+                "n_sweeps": 20,
+            },
+            "nuclear ball": {"projection": "nuclear", "n_sweeps": 20},
+            "unprojected": {"projection": None},
+            **_CENTRED,
+        },
+        cli_name="nuclear",
+        demo_budgets=("pure",),
+        audits={
+            # Audited without its projection (post-processing can only hide
+            # loss): the raw release's nuclear log-ratio is then exact.
+            "NuclearLaplaceCovariance": AuditSpec(
+                "unprojected",
+                _PURE,
+                "nuclear_log_ratio",
+                ("laplace_scale", 0.5),
+                "nuclear r halved",
+            )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        ZeroCovariance,
+        {"default": {}, **_CENTRED},
+        cli_name="zero",
+        demo_budgets=("free",),
+        expected_failed_checks={"check_dtype_object": _READS_NO_VALUE},
+    ),
+    RegistryEntry(
+        PrivateRidge,
+        {
+            "default": {},
+            "separate, no intercept": {
+                "estimator": SeparateCovariance(),
+                "fit_intercept": False,
+            },
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        PrivateRidgeCV,
+        {"default": {}, "two folds": {"cv": 2}},
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        RowNormClipper,
+        {"default": {}, "scaled": {"scale": True}},
+        expected_failed_checks={"check_dtype_object": _REFUSES_NO_VALUE},
+    ),
+    RegistryEntry(
+        FeatureBoundsScaler,
+        {"default": {}},
+        expected_failed_checks={"check_dtype_object": _REFUSES_NO_VALUE},
+    ),
+)
+
+
+def registry():
+    """Every registered estimator, by class name.
+
+    Returns
+    -------
+    entries : dict of str to RegistryEntry
+        In the order of the table.
+    """
+    return {entry.name: entry for entry in _ENTRIES}
+
+
+def instances(*, variants=True, kind=None):
+    """New instances of the registered estimators, with their ids.
+
+    Parameters
+    ----------
+    variants : bool, default=True
+        Every variant, or only the defaults.
+    kind : type, default=None
+        Only estimators that are subclasses of ``kind``.
+
+    Returns
+    -------
+    instances : list of (str, estimator)
+        ``("Name", est)`` for defaults, ``("Name[variant]", est)`` otherwise.
+    """
+    found = []
+    for entry in _ENTRIES:
+        if kind is not None and not issubclass(entry.estimator, kind):
+            continue
+        for variant in entry.variants if variants else ("default",):
+            name = entry.name if variant == "default" else f"{entry.name}[{variant}]"
+            found.append((name, clone(entry.make(variant))))
+    return found
