@@ -95,10 +95,15 @@ def _sparse_blocks(indptr, max_lines):
     holding at most ``max_lines`` lines and about ``_CHUNK_VALUES`` non-zeros
     (at least one line)."""
     n_lines = len(indptr) - 1
+    end = int(indptr[-1])
     start = 0
     while start < n_lines:
         # The last line whose end is within the non-zero budget of this block.
-        stop = int(np.searchsorted(indptr, indptr[start] + _CHUNK_VALUES, "right")) - 1
+        # The value searched for has indptr's own dtype (capped at the last
+        # entry, so it fits): NumPy before 2.0 would otherwise cast the whole
+        # of indptr to int64 for each search.
+        budget = indptr.dtype.type(min(int(indptr[start]) + _CHUNK_VALUES, end))
+        stop = int(np.searchsorted(indptr, budget, "right")) - 1
         stop = min(max(stop, start + 1), start + max_lines, n_lines)
         yield start, stop
         start = stop

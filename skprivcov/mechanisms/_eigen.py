@@ -16,15 +16,26 @@ def eigh_descending(matrix):
     Uses ``eigh`` (never ``svd``: SVD orders by ``|λ|`` and flips the sign of
     negative eigenvalues' vectors, the reference code's erratum, §3.2).
     """
+    if matrix.shape[0] == 1:
+        return _one_by_one(matrix), np.ones((1, 1))
     values, vectors = linalg.eigh(matrix, driver="evd", check_finite=False)
     return values[::-1], vectors[:, ::-1]
 
 
 def eigvalsh_descending(matrix):
     """Eigenvalues only, in descending order (cheaper than :func:`eigh_descending`)."""
+    if matrix.shape[0] == 1:
+        return _one_by_one(matrix)
     return linalg.eigh(matrix, eigvals_only=True, driver="evd", check_finite=False)[
         ::-1
     ]
+
+
+def _one_by_one(matrix):
+    # LAPACK's divide-and-conquer driver refuses a 1 × 1 matrix before SciPy
+    # 1.11 (a workspace check); its eigenpair is (the entry, 1) exactly, which
+    # is what later versions return.
+    return np.asarray(matrix, dtype=np.float64).reshape(1).copy()
 
 
 def from_eigenpairs(values, vectors):

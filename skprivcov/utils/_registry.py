@@ -36,11 +36,18 @@ __all__ = ["AuditSpec", "RegistryEntry", "instances", "registry"]
 class AuditSpec:
     """How the empirical privacy audit runs one variant (see ``_audit``).
 
-    variant : the variant audited (its parameters, with the audit's budget).
-    budget : the budget of the audited fits (``rho`` or ``epsilon``).
-    statistic : the name of the scalar statistic of a release.
-    planted_bug : (noise scale function, factor) that the bug multiplies.
-    bug_label : what the planted bug is, for reports.
+    Parameters
+    ----------
+    variant : str
+        The variant audited (its parameters, with the audit's budget).
+    budget : dict
+        The budget of the audited fits (``rho`` or ``epsilon``).
+    statistic : str
+        The name of the scalar statistic of a release.
+    planted_bug : tuple
+        (noise scale function, factor): the bug multiplies that scale.
+    bug_label : str
+        What the planted bug is, for reports.
     """
 
     variant: str
@@ -54,13 +61,21 @@ class AuditSpec:
 class RegistryEntry:
     """One estimator and what the rest of the library needs to know of it.
 
-    estimator : the class.
-    variants : name → parameters; ``"default"`` (no parameters) comes first.
-    cli_name : its name for ``skprivcov release --mechanism``, or None.
-    demo_budgets : how the demo runs it: ``"zcdp"`` (at ρ), ``"pure"`` (at
-        ε = √(2ρ)), ``"free"`` (no budget); empty to leave it out.
-    audits : name → AuditSpec, the empirical audits of its claim.
-    expected_failed_checks : scikit-learn check → why it is expected to fail.
+    Parameters
+    ----------
+    estimator : type
+        The class.
+    variants : dict
+        Name → parameters; ``"default"`` (no parameters) comes first.
+    cli_name : str or None
+        Its name for ``skprivcov release --mechanism``, if it has one.
+    demo_budgets : tuple of str
+        How the demo runs it: ``"zcdp"`` (at ρ), ``"pure"`` (at ε = √(2ρ)),
+        ``"free"`` (no budget); empty to leave it out.
+    audits : dict
+        Name → AuditSpec: the empirical audits of its claim.
+    expected_failed_checks : dict
+        scikit-learn check → why the estimator is expected to fail it.
     """
 
     estimator: type
