@@ -98,6 +98,11 @@ class AdaptiveCovariance(BasePrivateCovariance):
     True
     >>> print(est.privacy_spent_)
     1-zCDP
+    >>> print(*est.privacy_parts_, sep="\\n")
+    radius: 0.125-zCDP
+    trace bound: 0.125-zCDP
+    threshold search: 0.25-zCDP
+    final: 0.5-zCDP
     """
 
     _parameter_constraints: dict = {

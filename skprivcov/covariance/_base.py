@@ -52,14 +52,14 @@ class Release(NamedTuple):
     scale : the clipping bound: ``norm_bound``, or a threshold chosen by a
         stated private step.
     extras : fitted attributes the mechanism publishes (outputs of its stated
-        private steps, in the units of X); each is on the attribute allow-list
-        of ``tests/test_threat_model.py``.
+        private steps, in the units of X), or None; each is on the attribute
+        allow-list of ``tests/test_threat_model.py``.
     """
 
     matrix: np.ndarray
     parts: tuple
     scale: float
-    extras: dict = {}
+    extras: dict | None = None
 
 
 def charge(accountant, cost, owner, **details):
@@ -349,7 +349,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             if self._psd_release:
                 covariance = project_psd(covariance)
         self._set_release(covariance * release.scale**2, location * release.scale)
-        for name, value in release.extras.items():
+        for name, value in (release.extras or {}).items():
             setattr(self, name, value)
         # What the accountant recorded, and how the mechanism divided it.
         self.privacy_spent_ = budget

@@ -64,6 +64,9 @@ class SeparateCovariance(BasePrivateCovariance):
     array([0.08, 0.02, 0.01])
     >>> print(est.privacy_spent_)
     1-zCDP
+    >>> print(*est.privacy_parts_, sep="\\n")
+    eigenvalues: 0.5-zCDP
+    noisy matrix: 0.5-zCDP
     """
 
     _parameter_constraints: dict = {

@@ -35,7 +35,7 @@ from skprivcov.mechanisms._eigen import (
 )
 from skprivcov.mechanisms._projections import project_capped_simplex
 from skprivcov.mechanisms._splits import split_budget
-from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
+from skprivcov.privacy import PrivacyCost, check_within
 
 __all__ = [
     "draw_epsilons",
@@ -277,11 +277,6 @@ def iterative_eigen_covariance(
             second_moment, decomposition, concentrations, values, rng
         )
     # The draws' ε_i compose to the eigenvectors' part (draw_epsilons).
-    check_within(
-        compose_parts(
-            BudgetPart("draw", _draw_cost(epsilon, budget.notion))
-            for epsilon in epsilons[:n_paid]
-        ),
-        vectors_budget,
-    )
+    draws = (_draw_cost(epsilon, budget.notion) for epsilon in epsilons[:n_paid])
+    check_within(sum(draws, PrivacyCost.zero()), vectors_budget)
     return from_eigenpairs(values, thetas), parts

@@ -28,6 +28,9 @@ class BudgetPart(NamedTuple):
     step: str
     cost: PrivacyCost
 
+    def __str__(self):
+        return f"{self.step}: {self.cost}"
+
 
 def compose_parts(parts):
     """The composition (sum) of the costs of ``parts``; zero if there are none.
