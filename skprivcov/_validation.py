@@ -192,9 +192,11 @@ def _check_public(
 
 
 def _entry_as_float(value):
+    # Whatever fails to convert (including an object whose __float__ raises
+    # an error of its own, whose message could quote it) is not a number.
     try:
         return float(value)
-    except (TypeError, ValueError, OverflowError):
+    except Exception:
         return math.nan
 
 
