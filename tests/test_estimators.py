@@ -251,3 +251,19 @@ def test_a_mechanism_spending_more_than_its_budget_is_caught(data):
     # Rounding in the parts is tolerated and reported as the budget charged.
     est = ProjectionCovariance(rho=0.3, trace_fraction=0.1, random_state=0).fit(data)
     assert est.privacy_spent_ == PrivacyCost.zcdp(0.3)
+
+
+def test_the_package_imports_and_fits_without_docstrings():
+    """``python -OO`` strips docstrings; the shared docstring texts must cope."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, skprivcov, skprivcov.utils;"
+        "assert skprivcov.GaussianCovariance.__doc__ is None;"
+        "skprivcov.GaussianCovariance(random_state=0).fit(np.eye(3))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-OO", "-c", code], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
