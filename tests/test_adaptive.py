@@ -306,10 +306,20 @@ def _spy_parts(monkeypatch):
     ],
 )
 def test_budget_parts_reach_each_step_and_add_up(monkeypatch, budget, radius, shares):
+    """Each step runs at the part that ``privacy_parts_`` declares for it (§3.6,
+    §3.8): the spies see what the steps receive, the parts say what they cost."""
     seen = _spy_parts(monkeypatch)
     X = make_zipf_norms(3000, 6, n_bins=3, random_state=0)
     est = AdaptiveCovariance(radius=radius, random_state=0, **budget).fit(X)
     total = est.privacy_spent_
+    declared = {part.step: part.cost for part in est.privacy_parts_}
+    steps = {"radius": "radius", "trace": "trace bound", "search": "threshold search"}
+    for key, step in {**steps, "final": "final"}.items():
+        if key in seen:
+            # A pure step inside a zCDP budget costs ε²/2, at most its part.
+            assert seen[key].rho <= declared[step].rho * (1 + 1e-12)
+            assert seen[key].rho == pytest.approx(declared[step].rho, rel=1e-12)
+    assert ("radius" in seen) == ("radius" in declared)
     notion = "zcdp" if "rho" in budget else "pure"
     assert total.notion == notion
     # In ρ-zCDP a pure ε part costs ε²/2 (BS16 Prop. 1.4): ε = √ρ/2 for the
