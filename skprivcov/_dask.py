@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["check_dask_array", "is_dask_array", "reduce_blocks"]
+__all__ = ["check_dask_array", "compute_array", "is_dask_array", "reduce_blocks"]
 
 
 def is_dask_array(X):
@@ -90,15 +90,25 @@ def reduce_blocks(X, function, *args):
             for a, b in zip(parts[::2], parts[1::2], strict=False)
         ]
         parts = pairs + parts[2 * len(pairs) :]
+    (total,) = _computed(dask.compute, parts[0])
+    return total
+
+
+def compute_array(X):
+    """``X.compute()``, with the error of a failing block reported by its type
+    only (see :func:`_computed`)."""
+    return _computed(lambda array: array.compute(), X)
+
+
+def _computed(compute, *args):
     try:
-        (total,) = dask.compute(parts[0])
+        return compute(*args)
     except Exception as error:
         # A block's own computation failed (a loader, a map_blocks function):
-        # its message may quote a value of X, and this runs after the charge,
-        # where no message may name one (docs/algorithms.rst §13.1).
+        # its message may quote a value of X, and no message may name one
+        # (docs/algorithms.rst §13.1).
         raise RuntimeError(
             f"Computing the blocks of the dask array X failed "
             f"({type(error).__name__}); the message is not shown, since it may "
             "quote a value of X. Compute a block by hand to see it."
         ) from None
-    return total

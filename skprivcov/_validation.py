@@ -28,7 +28,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array, validate_data
 
 from skprivcov._clipping import canonical_sparse
-from skprivcov._dask import check_dask_array, is_dask_array
+from skprivcov._dask import check_dask_array, compute_array, is_dask_array
 
 __all__ = [
     "as_numeric",
@@ -246,7 +246,7 @@ def check_training_rows(estimator, X, *, reset=False, name="X", **public):
     public.setdefault("ensure_min_features", 1)
     X = check_public(estimator, X, reset=reset, name=name, **public)
     if is_dask_array(X):
-        X = X.compute()
+        X = compute_array(X)
     return as_numeric(X, name)
 
 
@@ -258,7 +258,7 @@ def check_input(estimator, X, *, reset=False, name="X", **public):
     public.setdefault("ensure_min_features", 1)
     X = check_public(estimator, X, reset=reset, name=name, **public)
     if is_dask_array(X):
-        X = X.compute()
+        X = compute_array(X)
     return check_finite(as_numeric(X, name), name)
 
 

@@ -275,3 +275,17 @@ def test_a_dask_blocks_own_error_is_not_shown():
     assert secret not in str(caught.value) and "ValueError" in str(caught.value)
     assert len(accountant.history()) == 1  # after the charge: paid for
     assert not math.isnan(accountant.spent.parameter)
+
+
+def test_a_transformers_dask_input_shows_no_block_error():
+    """The same for training rows through a transformer (before any charge)."""
+    secret = "SSN-123-45-6789"
+
+    def loader(block):
+        raise ValueError(f"could not convert string {secret!r} to float")
+
+    X = da.from_array(_rows(n=20), chunks=(5, 3)).map_blocks(loader, dtype=float)
+    for transformer in (RowNormClipper(), FeatureBoundsScaler()):
+        with pytest.raises(RuntimeError) as caught:
+            transformer.fit_transform(X)
+        assert secret not in str(caught.value)
