@@ -15,13 +15,13 @@ message reached the user after the charge. Each is reproduced here.
 
 import math
 import multiprocessing
-import warnings
 
 import _accounting_workers as workers
 import dask.array as da
 import numpy as np
 import pandas as pd
 import pytest
+from _observe import observe
 from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.pipeline import make_pipeline
@@ -53,15 +53,8 @@ def _spent_accountant():
 
 def _outcome(call):
     """What an observer sees of ``call``: the exception type and every warning."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            call()
-        except Exception as error:
-            raised = type(error).__name__
-        else:
-            raised = None
-    return raised, tuple(str(warning.message) for warning in caught)
+    raised, warned = observe(call)
+    return (None if raised is None else type(raised).__name__), warned
 
 
 @pytest.mark.parametrize(

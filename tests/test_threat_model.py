@@ -10,11 +10,11 @@ import json
 import math
 import multiprocessing
 import os
-import warnings
 
 import _accounting_workers as workers
 import numpy as np
 import pytest
+from _observe import observe
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
@@ -454,15 +454,9 @@ def _bad_inputs():
 
 def _messages(call):
     """The text of whatever ``call`` raises or warns."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            call()
-        except Exception as error:
-            texts = [str(error), repr(error)]
-        else:
-            texts = []
-    return texts + [str(warning.message) for warning in caught]
+    raised, warned = observe(call)
+    texts = [] if raised is None else [str(raised), repr(raised)]
+    return texts + list(warned)
 
 
 ALL_ESTIMATORS = [cls() for _, cls in all_estimators()]
