@@ -21,7 +21,7 @@ from skprivcov.privacy import BudgetPart, compose_parts
 from skprivcov.utils import instances
 
 PRIVATE = [est for _, est in instances(variants=False, kind=BasePrivateCovariance)]
-SPLIT_VARIANTS = [est for _, est in instances(kind=BasePrivateCovariance)]
+SPLIT_VARIANTS = instances(kind=BasePrivateCovariance)
 
 
 def _rows(seed, n=120, d=3, scale=0.5):
@@ -33,8 +33,10 @@ def _name(estimator):
     return type(estimator).__name__
 
 
-@pytest.mark.parametrize("estimator", SPLIT_VARIANTS, ids=_name)
-def test_parts_compose_to_the_budget_and_ignore_the_data(estimator):
+@pytest.mark.parametrize(
+    ("name", "estimator"), SPLIT_VARIANTS, ids=[name for name, _ in SPLIT_VARIANTS]
+)
+def test_parts_compose_to_the_budget_and_ignore_the_data(name, estimator):
     first = clone(estimator).set_params(random_state=0).fit(_rows(1))
     # Other data, other size, other scale: the same public parameters.
     second = clone(estimator).set_params(random_state=1).fit(_rows(2, n=90, scale=3))

@@ -24,6 +24,16 @@ ESTIMATORS = [est for _, est in instances(variants=False)]
 VARIANTS = [est for name, est in instances() if "[" in name]
 COVARIANCE = [est for est in ESTIMATORS if isinstance(est, ReleasedCovarianceMixin)]
 PRIVATE = [est for est in ESTIMATORS if isinstance(est, BasePrivateCovariance)]
+# The privacy checks that hold for any budget run on every variant too.
+PRIVATE_VARIANTS = instances(kind=BasePrivateCovariance)
+COVARIANCE_VARIANTS = instances(kind=ReleasedCovarianceMixin)
+
+
+def _variants(pairs):
+    """Parametrize over ``instances()`` pairs, with the variant names as ids."""
+    return pytest.mark.parametrize(
+        ("name", "estimator"), pairs, ids=[name for name, _ in pairs]
+    )
 
 
 def _name(estimator):
@@ -71,10 +81,9 @@ def unit_data():
     return X / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
 
 
-@pytest.mark.parametrize("estimator", COVARIANCE, ids=_name)
-@pytest.mark.parametrize("assume_centered", [True, False])
-def test_release_is_exactly_symmetric(estimator, assume_centered, unit_data):
-    est = clone(estimator).set_params(assume_centered=assume_centered)
+@_variants(COVARIANCE_VARIANTS)
+def test_release_is_exactly_symmetric(name, estimator, unit_data):
+    est = clone(estimator)
     if isinstance(est, BasePrivateCovariance):
         est.set_params(random_state=0)
     cov = est.fit(unit_data).covariance_
@@ -91,6 +100,13 @@ def test_privacy_spent_is_the_requested_budget(estimator, unit_data):
     assert est.privacy_spent_.parameter == pytest.approx(expected.parameter, 1e-12)
 
 
+@_variants(PRIVATE_VARIANTS)
+def test_every_variant_spends_what_it_announces(name, estimator, unit_data):
+    est = clone(estimator).set_params(random_state=0)
+    announced = est.fit_cost()
+    assert est.fit(unit_data).privacy_spent_ == announced
+
+
 @pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
 def test_default_budget_is_private_and_documented(estimator, unit_data):
     est = clone(estimator).set_params(random_state=0).fit(unit_data)
@@ -103,8 +119,8 @@ def test_default_budget_is_private_and_documented(estimator, unit_data):
     assert f"{expected.parameter:g}" in type(est).__doc__
 
 
-@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
-def test_same_seed_same_release_other_seed_other(estimator, unit_data):
+@_variants(PRIVATE_VARIANTS)
+def test_same_seed_same_release_other_seed_other(name, estimator, unit_data):
     first = clone(estimator).set_params(random_state=3).fit(unit_data).covariance_
     again = clone(estimator).set_params(random_state=3).fit(unit_data).covariance_
     other = clone(estimator).set_params(random_state=4).fit(unit_data).covariance_
@@ -112,8 +128,8 @@ def test_same_seed_same_release_other_seed_other(estimator, unit_data):
     assert not np.array_equal(first, other)
 
 
-@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
-def test_the_seed_is_the_only_noise_source(estimator, unit_data):
+@_variants(PRIVATE_VARIANTS)
+def test_the_seed_is_the_only_noise_source(name, estimator, unit_data):
     releases = []
     for global_seed in (1, 2):
         np.random.seed(global_seed)  # noqa: NPY002 - numpy's global state must not matter
@@ -122,8 +138,8 @@ def test_the_seed_is_the_only_noise_source(estimator, unit_data):
     np.testing.assert_array_equal(releases[0], releases[1])
 
 
-@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
-def test_fit_leaves_parameters_untouched(estimator, unit_data):
+@_variants(PRIVATE_VARIANTS)
+def test_fit_leaves_parameters_untouched(name, estimator, unit_data):
     est = clone(estimator).set_params(random_state=1, norm_bound=2.0)
     before = est.get_params()
     est.fit(unit_data)

@@ -3,7 +3,8 @@
 Everything that enumerates estimators reads this table: the command line's
 ``--mechanism`` choices, the demo, the privacy audit, the common tests (the
 scikit-learn checks and the privacy checks run on every variant), the
-release-regression digests and the API reference. Adding an estimator means
+threat-model allow-list of published attributes, the release-regression
+digests and the API reference. Adding an estimator means
 adding its entry here (docs/developers.rst, "Adding a mechanism").
 
 A *variant* is a set of parameters that takes a different code path of the
@@ -29,7 +30,21 @@ from skprivcov.covariance import (
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
 
-__all__ = ["AuditSpec", "RegistryEntry", "instances", "registry"]
+__all__ = ["RELEASE_ATTRIBUTES", "AuditSpec", "RegistryEntry", "instances", "registry"]
+
+# What the fit of a covariance estimator may publish, with the reason it may
+# (docs/algorithms.rst §13.1). An entry that publishes more names each extra
+# attribute and its reason in ``published``; tests/test_threat_model.py fails
+# on any fitted attribute not listed there, so a new one is reviewed here.
+RELEASE_ATTRIBUTES = {
+    "covariance_": "the release",
+    "location_": "the release (its private mean) or zero",
+    "privacy_spent_": "the budget charged: public parameters",
+    "privacy_parts_": "its split by step: public parameters (mechanisms.SPLITS)",
+    "n_features_in_": "public: the shape of X",
+    "feature_names_in_": "public: the column names of X",
+    "_precision": "a cache of pinvh(covariance_): post-processing",
+}
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,9 @@ class RegistryEntry:
         Name → AuditSpec: the empirical audits of its claim.
     expected_failed_checks : dict
         scikit-learn check → why the estimator is expected to fail it.
+    published : dict
+        Fitted attribute → why a fit may publish it (§13.1); by default
+        ``RELEASE_ATTRIBUTES``, what every covariance estimator publishes.
     """
 
     estimator: type
@@ -84,14 +102,19 @@ class RegistryEntry:
     demo_budgets: tuple = ()
     audits: dict = field(default_factory=dict)
     expected_failed_checks: dict = field(default_factory=dict)
+    published: dict = field(default_factory=lambda: dict(RELEASE_ATTRIBUTES))
 
     @property
     def name(self):
         return self.estimator.__name__
 
     def make(self, variant="default", **params):
-        """A new instance of ``variant``, with ``params`` on top."""
-        return self.estimator(**{**self.variants[variant], **params})
+        """A new instance of ``variant``, with ``params`` on top.
+
+        Cloned, so that an estimator given as a parameter (a ridge model's
+        covariance estimator) is never shared between two instances.
+        """
+        return clone(self.estimator(**{**self.variants[variant], **params}))
 
 
 _CENTRED = {"centred": {"assume_centered": False}}
@@ -119,11 +142,24 @@ _READS_NO_VALUE = (
     "refuse an entry that is not a number."
 )
 _PRIVATE_CHECKS = {"check_dtype_object": _NOT_A_NUMBER_IS_NAN}
+_MODEL_PUBLIC = {
+    "privacy_spent_": "public",
+    "privacy_parts_": "public: the release's split (or none)",
+    "n_features_in_": "public",
+    "feature_names_in_": "public",
+}
+_TRANSFORMER_PUBLIC = {"n_features_in_": "public", "feature_names_in_": "public"}
 
 _ENTRIES = (
     RegistryEntry(
         GaussianCovariance,
-        {"default": {}, **_CENTRED},
+        # (ε, δ) is calibrated through ρ-zCDP (docs/privacy.rst): a budget path
+        # of its own, shared by every zCDP mechanism.
+        {
+            "default": {},
+            "(epsilon, delta)": {"epsilon": 1.0, "delta": 1e-6},
+            **_CENTRED,
+        },
         cli_name="gaussian",
         demo_budgets=("zcdp",),
         audits={
@@ -184,6 +220,12 @@ _ENTRIES = (
         },
         cli_name="adaptive",
         demo_budgets=("zcdp",),
+        published={
+            **RELEASE_ATTRIBUTES,
+            "threshold_": "output of the private threshold search (§3.5 step 6)",
+            "radius_": "output of PrivRadius (§3.5 step 1), or the public bound",
+            "mechanism_": "the choice of step 7, made from private outputs only",
+        },
         audits={
             # Only its final release (ρ/2) is observed, as for SeparateCov.
             "AdaptiveCovariance": AuditSpec(
@@ -215,6 +257,7 @@ _ENTRIES = (
             "zcdp": {"rho": 0.5},
             "rank 2": {"n_components": 2},
             "KT, adaptive split": {"update": "deflate", "budget_split": "adaptive"},
+            "clipped eigenvalues": {"eigenvalue_projection": "clip"},
             **_CENTRED,
         },
         cli_name="iterative",
@@ -278,21 +321,44 @@ _ENTRIES = (
             },
         },
         expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "coef_": "post-processing of the release",
+            "intercept_": "post-processing of the release",
+            "release_": "the release and its public description",
+            "estimator_": "the fitted covariance estimator (checked recursively)",
+            **_MODEL_PUBLIC,
+        },
     ),
     RegistryEntry(
         PrivateRidgeCV,
-        {"default": {}, "two folds": {"cv": 2}},
+        {
+            "default": {},
+            "two folds": {"cv": 2},
+            "separate": {"estimator": SeparateCovariance()},
+        },
         expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "alpha_": "post-processing of the fold releases",
+            "best_score_": "post-processing of the fold releases",
+            "cv_results_": "post-processing of the fold releases",
+            "coef_": "post-processing of the releases",
+            "intercept_": "post-processing of the releases",
+            "release_": "the pooled release (post-processing)",
+            "fold_releases_": "the releases of disjoint folds (parallel composition)",
+            **_MODEL_PUBLIC,
+        },
     ),
     RegistryEntry(
         RowNormClipper,
         {"default": {}, "scaled": {"scale": True}},
         expected_failed_checks={"check_dtype_object": _REFUSES_NO_VALUE},
+        published=_TRANSFORMER_PUBLIC,
     ),
     RegistryEntry(
         FeatureBoundsScaler,
         {"default": {}},
         expected_failed_checks={"check_dtype_object": _REFUSES_NO_VALUE},
+        published=_TRANSFORMER_PUBLIC,
     ),
 )
 
