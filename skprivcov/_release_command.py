@@ -94,6 +94,22 @@ def add_release_arguments(parser):
     )
 
 
+def _cell_as_float(text):
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
+
+
+def _looks_like_a_header(path):
+    """Whether the first line has no cell that is a number: column names, as
+    a file forgetting --skip-header has. Names are public; a data row with no
+    number at all is refused like one (stated in the docs)."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        cells = handle.readline().strip().split(",")
+    return cells != [""] and all(np.isnan(_cell_as_float(cell)) for cell in cells)
+
+
 def _read_rows(path, skip_header):
     """The rows of the file. A parse failure is reported without the text of
     the failing cell or line (no message ever contains a data value,
@@ -108,8 +124,18 @@ def _read_rows(path, skip_header):
             warnings.simplefilter("ignore")  # e.g. numpy's "input contained no data"
             if suffix == ".npy":
                 return np.load(path, mmap_mode="r", allow_pickle=False)
+            if not skip_header and _looks_like_a_header(path):
+                raise ValueError("a header line")
+            # A cell that is not a number is read as NaN, for the estimator's
+            # --nonfinite rule after the charge (docs/algorithms.rst §13.2):
+            # refusing it here would be free, and would tell it from NaN.
             return np.loadtxt(
-                path, delimiter=",", skiprows=int(skip_header), ndmin=2, dtype=float
+                path,
+                delimiter=",",
+                skiprows=int(skip_header),
+                ndmin=2,
+                dtype=float,
+                converters=_cell_as_float,
             )
     except (ValueError, OSError, EOFError):
         hint = (

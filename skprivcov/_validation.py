@@ -192,8 +192,12 @@ def _check_public(
 
 
 def _entry_as_float(value):
-    # Whatever fails to convert (including an object whose __float__ raises
-    # an error of its own, whose message could quote it) is not a number.
+    # A complex number is not a real number (float() of a numpy complex would
+    # drop its imaginary part, with a warning). Whatever fails to convert
+    # (including an object whose __float__ raises an error of its own, whose
+    # message could quote it) is not a number either.
+    if isinstance(value, complex | np.complexfloating):
+        return math.nan
     try:
         return float(value)
     except Exception:
@@ -218,7 +222,11 @@ def as_numeric(X, name="X"):
     """
     if not (isinstance(X, np.ndarray) and X.dtype == object):
         return X
-    with np.errstate(all="ignore"):
+    # In silence: float() of some entries warns (np.ma.masked: "converting a
+    # masked element to nan"), and a warning that depends on an entry would
+    # tell what the entry is, before the charge on a transformer's input.
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         return _AS_FLOAT(X).astype(np.float64)
 
 

@@ -110,3 +110,20 @@ def build_in_memory_accountant(_=None):
     except RuntimeError as error:
         return type(error).__name__ + ": " + str(error)
     return None
+
+
+def build_in_memory_accountant_after_os_fork():
+    """In a child made by os.fork (invisible to multiprocessing): the outcome
+    of building an in-memory accountant, written to a pipe by the child."""
+    import os
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        outcome = build_in_memory_accountant() or "built"
+        os.write(write, outcome[:1000].encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as pipe:
+        return pipe.read()

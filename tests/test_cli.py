@@ -111,7 +111,7 @@ def _bad_inputs(tmp_path):
 
 BAD = [
     (["missing.csv"], "no such file"),
-    (["words.csv"], "cannot read"),
+    (["words.csv"], "NaN or infinity"),  # a word is read as NaN
     (["ragged.csv"], "cannot read"),
     (["broken.npy"], "cannot read"),
     (["objects.npy"], "cannot read"),

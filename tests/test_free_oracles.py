@@ -282,3 +282,78 @@ def test_a_transformers_dask_input_shows_no_block_error():
         with pytest.raises(RuntimeError) as caught:
             transformer.fit_transform(X)
         assert secret not in str(caught.value)
+
+
+# --- found by the third review (of 6e53cfb onward) --------------------------------
+
+
+@pytest.mark.parametrize(
+    "entry", [np.complex128(0.1), np.ma.masked], ids=["numpy complex", "masked"]
+)
+def test_entries_whose_float_warns_are_silent_and_not_numbers(entry):
+    """float() of a numpy complex scalar or np.ma.masked warns: before the
+    charge (through a transformer) that named the row for free, and after it
+    (nonfinite="zero") it was an output that depended on one row."""
+    values = _rows(n=30).astype(object)
+    values[4, 1] = entry
+    accountant = _spent_accountant()
+    for transformer in (RowNormClipper(), FeatureBoundsScaler()):
+        pipeline = make_pipeline(transformer, GaussianCovariance(accountant=accountant))
+        assert _outcome(lambda p=pipeline: p.fit(values)) == ("BudgetExceededError", ())
+    est = GaussianCovariance(nonfinite="zero", random_state=5)
+    assert _outcome(lambda: est.fit(values)) == (None, ())
+    zeroed = _rows(n=30)
+    zeroed[4] = 0.0
+    expected = GaussianCovariance(random_state=5).fit(zeroed).covariance_
+    np.testing.assert_array_equal(est.covariance_, expected)
+
+
+def test_a_ridge_models_dask_block_error_is_not_shown():
+    secret = "SSN-123-45-6789"
+
+    def loader(block):
+        raise ValueError(f"could not convert string {secret!r} to float")
+
+    X = da.from_array(_rows(n=20, d=2), chunks=(5, 2)).map_blocks(loader, dtype=float)
+    for model in (PrivateRidge(), PrivateRidgeCV(cv=2)):
+        with pytest.raises(RuntimeError) as caught:
+            model.fit(X, _rows(n=20)[:, 0])
+        assert secret not in str(caught.value)
+
+
+@pytest.mark.parametrize("cell", ["NA", "", "1+2j", "0x10", "word"])
+def test_the_command_line_reads_a_cell_that_is_not_a_number_as_nan(
+    tmp_path, capsys, cell
+):
+    """The command line refused such a cell before any fit, even with
+    --nonfinite zero (release or not, by one row), and with a message of its
+    own under raise (a word told apart from NaN)."""
+    rows = _rows(n=12)
+    text = "\n".join(",".join(repr(float(v)) for v in row) for row in rows) + "\n"
+    lines = text.splitlines()
+    lines[7] = lines[7].split(",", 1)[0] + f",{cell}," + lines[7].rsplit(",", 1)[1]
+    (tmp_path / "rows.csv").write_text("\n".join(lines) + "\n")
+    nan_lines = list(lines)
+    nan_lines[7] = lines[7].split(",", 1)[0] + ",nan," + lines[7].rsplit(",", 1)[1]
+    (tmp_path / "nan.csv").write_text("\n".join(nan_lines) + "\n")
+    common = ["--rho", "0.1", "--seed", "3"]
+    outputs = {}
+    for name in ("rows", "nan"):
+        args = ["release", str(tmp_path / f"{name}.csv"), "-o"]
+        assert (
+            main(
+                [*args, str(tmp_path / f"{name}_z.npy"), *common, "--nonfinite", "zero"]
+            )
+            == 0
+        )
+        assert main([*args, str(tmp_path / f"{name}_r.npy"), *common]) == 2
+        outputs[name] = capsys.readouterr().err
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "rows_z.npy"), np.load(tmp_path / "nan_z.npy")
+    )
+    assert outputs["rows"] == outputs["nan"]
+
+
+def test_a_child_of_os_fork_cannot_build_an_in_memory_accountant():
+    outcome = workers.build_in_memory_accountant_after_os_fork()
+    assert outcome.startswith("RuntimeError") and "path=" in outcome

@@ -8,6 +8,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
+from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._validation import as_numeric, check_input, check_public, check_target
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
 from skprivcov.covariance._base import charge, describe
@@ -72,6 +73,10 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
 
     def _bounded_rows(self, X, y):
         """The bounded rows [x, y'], values converted after the charge."""
+        if is_dask_array(X):
+            # Its blocks are read here: a failing block is reported by its
+            # type only, as in the statistics pass (docs/algorithms.rst §13.1).
+            X = compute_array(X)
         return bounded_rows(
             as_numeric(X),
             as_numeric(y, "y"),

@@ -3,6 +3,7 @@
 import json
 import math
 import multiprocessing
+import os
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from numbers import Real
@@ -125,6 +126,25 @@ def _sqrt_floor(value):
     return root
 
 
+# Set in every child made by fork (os.fork included, which multiprocessing
+# does not see): such a child is a worker too.
+_FORKED = False
+
+
+def _mark_forked():
+    global _FORKED
+    _FORKED = True
+
+
+os.register_at_fork(after_in_child=_mark_forked)
+
+
+def _in_a_worker():
+    """Whether this process is a worker of another: a multiprocessing or loky
+    child, or any child made by fork."""
+    return _FORKED or multiprocessing.parent_process() is not None
+
+
 def _check_positive(name, value):
     if not (isinstance(value, Real) and math.isfinite(value) and value > 0):
         raise ValueError(
@@ -202,7 +222,7 @@ class PrivacyAccountant:
 
     def __init__(self, *, rho=None, epsilon=None, delta=None, path=None):
         requested = _TotalBudget.from_parameters(rho, epsilon, delta)
-        if path is None and multiprocessing.parent_process() is not None:
+        if path is None and _in_a_worker():
             # A worker (multiprocessing, joblib's loky or multiprocessing
             # backends) that builds its own in-memory accountant, e.g. by
             # importing a module that defines one, would get a full budget that
