@@ -36,6 +36,7 @@ from skprivcov.mechanisms._iterative import (
     sample_top_eigenvector,
 )
 from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._noise_level import noise_level
 from skprivcov.mechanisms._nuclear import (
     NoiseDiagnostics,
     equilibrium_start,
@@ -90,6 +91,7 @@ __all__ = [
     "iterative_eigen_covariance",
     "laplace_covariance",
     "laplace_scale",
+    "noise_level",
     "noisy_covariance",
     "noisy_eigenvalues",
     "nuclear_chain_diagnostics",
