@@ -2,6 +2,7 @@
 
 from skprivcov.covariance import (
     AdaptiveCovariance,
+    AutoCovariance,
     CovarianceRelease,
     GaussianCovariance,
     IterativeEigenCovariance,
@@ -22,6 +23,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AdaptiveCovariance",
+    "AutoCovariance",
     "BudgetExceededError",
     "CovarianceRelease",
     "GaussianCovariance",

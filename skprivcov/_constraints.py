@@ -34,6 +34,7 @@ __all__ = [
     "NONFINITE",
     "NORM_BOUND",
     "NORM_BOUND_RANGE",
+    "PROJECTION",
     "RELEASE_SEED",
     "SHARE",
     "SHARE_RANGE",
@@ -64,3 +65,5 @@ class _IntervalOfInts(Interval):
 # diagnostic stream (``_random.derived_generator``).
 RELEASE_SEED = [_IntervalOfInts(Integral, 0, SEED_LIMIT - 1, closed="both"), None]
 NONFINITE = [StrOptions(set(NONFINITE_RULES))]
+# The default post-processing of a release (docs/algorithms.rst §4.2, §15), or None.
+PROJECTION = [StrOptions({"psd-trace"}), None]

@@ -429,12 +429,14 @@ def _mean_error(estimator, X, seeds):
 
 
 def test_tiny_trace_data_gives_about_the_zero_matrix_error():
-    """Norms in 12 Zipf bins, most rows at 2^-11: AdaptiveCov chooses a tiny
-    threshold and its error is that of the zero matrix (DLY22 §6), while the
-    separate mechanism at the public bound is ten times worse."""
+    """Norms in 12 Zipf bins, most rows at 2^-11: AdaptiveCov with the private
+    radius chooses a tiny threshold and its error is that of the zero matrix
+    (DLY22 §6), while the separate mechanism at the public bound is ten times
+    worse. (At n = 4000 and ρ = 0.1 the public rule of ``radius="auto"``
+    skips the radius, §3.6a; the docs say to ask for it on such data.)"""
     X = make_zipf_norms(4000, 50, n_bins=12, random_state=0)
     zero = np.linalg.norm(ZeroCovariance().fit(X).covariance_ - X.T @ X / len(X))
-    adaptive = _mean_error(AdaptiveCovariance(rho=0.1), X, range(10))
+    adaptive = _mean_error(AdaptiveCovariance(rho=0.1, radius="private"), X, range(10))
     separate = _mean_error(SeparateCovariance(rho=0.1), X, range(10))
     assert adaptive <= 1.05 * zero
     assert separate >= 5 * zero
@@ -462,8 +464,100 @@ def test_pure_version_uses_laplace_noise_and_converges():
 
 def test_private_radius_and_threshold_are_reported_in_data_units():
     X = 5e-4 * make_zipf_norms(20000, 5, random_state=4)  # every norm is 5e-4
-    est = AdaptiveCovariance(rho=1.0, norm_bound=2.0, random_state=0).fit(X)
+    est = AdaptiveCovariance(
+        rho=1.0, norm_bound=2.0, radius="private", random_state=0
+    ).fit(X)
     assert 5e-4 <= est.radius_ <= 1e-3
     assert est.threshold_ <= est.radius_
     skipped = AdaptiveCovariance(rho=1.0, norm_bound=2.0, radius="norm_bound")
     assert skipped.set_params(random_state=0).fit(X).radius_ == 2.0
+
+
+def _radius_step_rule(n, d, rho, beta):
+    """§3.6a's rule, computed here from §2.2 and §3.6 independently: the
+    radius step (ε_r = √ρ/2) may leave 3α rows above r̃, α =
+    (6/ε_r)·log(2(L+1)/(β/8)), L = min(2dn, 256); it runs iff 3α ≤ n/100."""
+    epsilon = math.sqrt(rho) / 2
+    levels = min(2 * d * n, 256)
+    alpha = (6 / epsilon) * math.log(2 * (levels + 1) / (beta / 8))
+    return 3 * alpha <= n / 100
+
+
+@pytest.mark.parametrize("rho", [0.01, 0.1, 1.0, 10.0])
+@pytest.mark.parametrize("d", [4, 30, 800])
+def test_the_radius_step_runs_by_the_public_rule(rho, d):
+    budget = PrivacyCost.zcdp(rho)
+    sizes = np.unique(np.geomspace(10, 10**7, 300).astype(int))
+    rule = [_adaptive.radius_step_runs(n, d, budget, 0.1) for n in sizes]
+    assert rule == [_radius_step_rule(n, d, rho, 0.1) for n in sizes]
+    # The bundled datasets' sizes (178–1797) never run it at these budgets.
+    assert not any(_adaptive.radius_step_runs(n, d, budget, 0.1) for n in (178, 1797))
+
+
+def test_the_public_rule_decides_the_parts_not_the_data():
+    """Two datasets of the same size get the same parts; at n = 178 and
+    ρ = 0.1 the radius step is skipped (ρ/8 + ρ/8 + 3ρ/4), at n = 200000 it
+    runs (ρ/8 each for radius and trace, ρ/4 search, ρ/2 final)."""
+    rng = np.random.default_rng(0)
+    small = [
+        AdaptiveCovariance(rho=0.1, random_state=0).fit(x)
+        for x in (
+            0.01 * rng.uniform(-1, 1, (178, 3)),
+            rng.uniform(-1, 1, (178, 3)) / 2,
+        )
+    ]
+    assert small[0].privacy_parts_ == small[1].privacy_parts_
+    assert [p.step for p in small[0].privacy_parts_] == [
+        "trace bound",
+        "threshold search",
+        "final",
+    ]
+    assert small[0].radius_ == 1.0
+    large = AdaptiveCovariance(rho=0.1, random_state=0).fit(
+        rng.uniform(-1, 1, (200_000, 3)) / 2
+    )
+    assert [p.step for p in large.privacy_parts_] == [
+        "radius",
+        "trace bound",
+        "threshold search",
+        "final",
+    ]
+
+
+@pytest.mark.parametrize("rho", [0.1, 1.0])
+def test_the_default_never_releases_about_zero_on_small_real_data(rho):
+    """Issue 20: on wine (n = 178) the old default (radius always run)
+    released ≈ 0 (radius ≈ 2^-256); the default now beats the zero matrix."""
+    from sklearn.datasets import load_wine
+
+    X = load_wine().data
+    X = (X - X.min(0)) / (X.max(0) - X.min(0)) / np.sqrt(X.shape[1])
+    zero = np.linalg.norm(X.T @ X / len(X))
+    default = _mean_error(AdaptiveCovariance(rho=rho), X, range(10))
+    old = _mean_error(AdaptiveCovariance(rho=rho, radius="private"), X, range(10))
+    assert default <= 0.75 * zero
+    assert old >= 0.99 * zero  # the failure this default avoids
+
+
+def test_the_eigenvalue_share_minimises_the_separate_bound():
+    """eigenvalue_share='auto' (§3.6a): the share at each threshold is the one
+    of the grid with the smallest separate bound, found here by brute force
+    over fixed shares; a larger trace bound asks for a smaller share (the
+    eigenvector term grows with √t̂r)."""
+    taus = 2.0 ** -np.arange(6)
+    for trace in (1e-4, 1e-2, 1.0):
+        auto = _adaptive._NoiseProxies(
+            4000, 50, PrivacyCost.zcdp(0.05), 0.05, 0.25, None
+        )
+        shares = auto.share(trace, taus)
+        for tau, share in zip(taus, shares, strict=True):
+            bounds = {
+                v: _adaptive._NoiseProxies(
+                    4000, 50, PrivacyCost.zcdp(0.05), 0.05, 0.25, float(v)
+                ).separate(trace, tau)
+                for v in _adaptive.EIGENVALUE_SHARES
+            }
+            assert share == min(bounds, key=bounds.get)
+    small = auto.share(1e-4, 1.0)
+    large = auto.share(1.0, 1.0)
+    assert large < 0.5 < small

@@ -57,13 +57,16 @@ EXPECTED_SHARES = [
         SeparateCovariance(epsilon=2.0, eigenvalue_share=0.25),
         [("eigenvalues", 0.25), ("noisy matrix", 0.75)],
     ),
-    (ProjectionCovariance(rho=0.8), [("noisy matrix", 1.0)]),
+    (
+        ProjectionCovariance(rho=0.8),
+        [("trace bound", 0.125), ("noisy matrix", 0.875)],
+    ),
     (
         ProjectionCovariance(rho=0.8, trace_fraction=0.25),
         [("trace bound", 0.25), ("noisy matrix", 0.75)],
     ),
     (
-        AdaptiveCovariance(rho=0.8),
+        AdaptiveCovariance(rho=0.8, radius="private"),
         [
             ("radius", 1 / 8),
             ("trace bound", 1 / 8),
@@ -72,7 +75,7 @@ EXPECTED_SHARES = [
         ],
     ),
     (
-        AdaptiveCovariance(epsilon=2.0),
+        AdaptiveCovariance(epsilon=2.0, radius="private"),
         [
             ("radius", 1 / 8),
             ("trace bound", 1 / 8),
@@ -82,6 +85,11 @@ EXPECTED_SHARES = [
     ),
     (
         AdaptiveCovariance(rho=0.8, radius="norm_bound"),
+        [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
+    ),
+    # radius="auto" on few rows (§3.6a): the radius step is skipped.
+    (
+        AdaptiveCovariance(rho=0.8),
         [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
     ),
     (

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import linalg, sparse
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.exceptions import NotFittedError
@@ -189,10 +189,15 @@ def test_epsilon_delta_budget_is_calibrated(data):
     assert sep.privacy_spent_ == PrivacyCost.pure(1.0)
 
 
-def test_precision_is_the_pseudo_inverse_computed_on_access(data):
-    est = SeparateCovariance(rho=10.0, random_state=0).fit(data)
+def test_precision_is_the_floored_inverse_computed_on_access(data):
+    est = SeparateCovariance(rho=0.01, random_state=0).fit(data)
     assert est._precision is None  # not computed during fit
-    np.testing.assert_allclose(est.precision_, linalg.pinvh(est.covariance_))
+    values, vectors = np.linalg.eigh(est.covariance_)
+    floored = np.maximum(values, est.eigenvalue_floor_)
+    assert floored.min() > values.min()  # the floor acts on this release
+    np.testing.assert_allclose(
+        est.precision_, vectors @ np.diag(1 / floored) @ vectors.T
+    )
     assert est.precision_ is est.precision_
     with pytest.raises(NotFittedError):
         _ = GaussianCovariance().precision_
@@ -202,9 +207,12 @@ def test_score_is_the_gaussian_log_likelihood(data):
     est = ProjectionCovariance(rho=10.0, assume_centered=False, random_state=0)
     est.fit(data)
     test = data[:50]
+    values, vectors = np.linalg.eigh(est.covariance_)
+    precision = (
+        vectors @ np.diag(1 / np.maximum(values, est.eigenvalue_floor_)) @ vectors.T
+    )
     expected = log_likelihood(
-        empirical_covariance(test - est.location_, assume_centered=True),
-        linalg.pinvh(est.covariance_),
+        empirical_covariance(test - est.location_, assume_centered=True), precision
     )
     assert est.score(test) == pytest.approx(expected)
 

@@ -187,13 +187,14 @@ def test_separate_laplace_scales(share):
 
 
 def test_projection_noise_scale_when_the_projection_is_inactive():
-    # Σ well inside {PSD, tr ≤ 1}: the projection returns GaussCov unchanged.
+    # Σ well inside {PSD, tr ≤ 1}: the default projection of every release
+    # (onto the public bound) returns GaussCov unchanged.
     rho, n = 50.0, 2000
     lam = [0.2, 0.18, 0.16, 0.14, 0.12]
     X = _axis_aligned_data(lam)
     sigma = 1.0 / (math.sqrt(rho) * n)
     noise = _noise_samples(
-        lambda s: ProjectionCovariance(rho=rho, random_state=s), X, np.diag(lam)
+        lambda s: GaussianCovariance(rho=rho, random_state=s), X, np.diag(lam)
     )
     assert np.std(noise) / sigma == pytest.approx(
         1.0, abs=_relative_tolerance(noise.size)
@@ -301,3 +302,19 @@ def test_nuclear_laplace_radius_law_and_scale(data):
         1.0, abs=4.5 / math.sqrt(dimension * N_RELEASES)
     )
     assert stats.kstest(radii, stats.gamma(dimension, scale=scale).cdf).pvalue > 1e-3
+
+
+def test_projection_covariance_noise_scale_after_its_trace_share():
+    # ProjectionCovariance's default spends 1/8 of ρ on the private trace
+    # (§3.7), so GaussCov runs at 7ρ/8: σ = 1/(√(7ρ/8)·n). Σ is well inside
+    # the ball, so the projection onto {PSD, tr ≤ t̂r} rarely moves it.
+    rho, n = 50.0, 2000
+    lam = [0.2, 0.18, 0.16, 0.14, 0.12]
+    X = _axis_aligned_data(lam)
+    sigma = 1.0 / (math.sqrt(7 * rho / 8) * n)
+    noise = _noise_samples(
+        lambda s: ProjectionCovariance(rho=rho, random_state=s), X, np.diag(lam)
+    )
+    assert np.std(noise) / sigma == pytest.approx(
+        1.0, abs=_relative_tolerance(noise.size)
+    )

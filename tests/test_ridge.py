@@ -47,9 +47,13 @@ def columns():
     return latent / np.maximum(np.linalg.norm(latent, axis=1) / 3.9, 1.0)[:, None]
 
 
-def _release(columns, *, assume_centered=False, rho=HUGE, seed=0):
+def _release(columns, *, assume_centered=False, rho=HUGE, seed=0, **params):
     return GaussianCovariance(
-        rho=rho, norm_bound=4.0, assume_centered=assume_centered, random_state=seed
+        rho=rho,
+        norm_bound=4.0,
+        assume_centered=assume_centered,
+        random_state=seed,
+        **params,
     ).fit(columns)
 
 
@@ -322,7 +326,7 @@ def test_indefinite_release_gives_a_bounded_solution(alpha):
 
 def test_noisy_release_at_small_alpha_does_not_blow_up(columns):
     """A small-budget release of few rows: its feature block is indefinite."""
-    release = _release(columns[:200], rho=0.01, seed=1)
+    release = _release(columns[:200], rho=0.01, seed=1, projection=None)
     assert np.linalg.eigvalsh(release.covariance_[:4, :4]).min() < 0
     model = PrivateRidge(alpha=0.0, covariance=release).fit()
     assert np.all(np.isfinite(model.coef_))

@@ -1,6 +1,7 @@
 """Differentially private covariance estimators."""
 
 from skprivcov.covariance._adaptive import AdaptiveCovariance
+from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._iterative import IterativeEigenCovariance
@@ -13,6 +14,7 @@ from skprivcov.covariance._zero import ZeroCovariance
 
 __all__ = [
     "AdaptiveCovariance",
+    "AutoCovariance",
     "BasePrivateCovariance",
     "CovarianceRelease",
     "GaussianCovariance",

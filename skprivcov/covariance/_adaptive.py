@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skprivcov._constraints import SHARE
 from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
-from skprivcov.mechanisms import adaptive_covariance
+from skprivcov.mechanisms import adaptive_covariance, radius_step_runs
 
 __all__ = ["AdaptiveCovariance"]
 
@@ -28,14 +28,17 @@ class AdaptiveCovariance(BasePrivateCovariance):
     ----------
     {budget_parameters}
 
-    radius : {{"private", "norm_bound"}}, default="private"
+    radius : {{"auto", "private", "norm_bound"}}, default="auto"
         "private" runs PrivRadius for a private dyadic bound r̃ on the row
-        norms. "norm_bound" skips it (r̃ = ``norm_bound``), for data known to
-        have rows of norm close to the bound (between half of it and all of
-        it, as in the authors' experiments); the final mechanism then gets 3/4
-        of the budget instead of 1/2 (the split of the authors' code, see
-        Notes). Skipping it on data far inside the bound makes the threshold
-        search coarse (docs/adaptive.rst).
+        norms. "norm_bound" skips it (r̃ = ``norm_bound``); the final mechanism
+        then gets 3/4 of the budget instead of 1/2 (the split of the authors'
+        code, see Notes), and the threshold search still starts at the bound.
+        "auto" decides by a public rule on (n, d, budget, ``beta``)
+        (docs/algorithms.rst §3.6a, ``mechanisms.radius_step_runs``): it runs
+        PrivRadius only when the rows it may leave above r̃ (up to 3α,
+        §2.2) are at most 1% of n. Below that (e.g. n < 10⁵ at ρ = 0.1) the
+        radius collapses towards 2^{{−256}} and the release towards zero, so
+        the step is skipped.
 
     beta : float in (0, 1), default=0.1
         Failure probability of the utility guarantees (radius, trace bound,
@@ -48,10 +51,15 @@ class AdaptiveCovariance(BasePrivateCovariance):
         one is better; the default was chosen by measurement on the DLY22
         synthetic settings (see the benchmarks). Utility only.
 
-    eigenvalue_share : float in (0, 1), default=0.5
+    eigenvalue_share : float in (0, 1) or "auto", default="auto"
         The separate mechanism's split of the final budget between the
         eigenvalues and the noisy matrix, as in ``SeparateCovariance``; 0.5 is
-        the paper's. Privacy-neutral.
+        the paper's. "auto" chooses the share in [0.05, 0.95] that minimises
+        the separate mechanism's error bound given the private trace bound and
+        the threshold (docs/algorithms.rst §3.6a): post-processing, free.
+        Privacy-neutral either way.
+
+    {projection_parameter}
 
     {common_parameters}
 
@@ -94,6 +102,12 @@ class AdaptiveCovariance(BasePrivateCovariance):
     >>> rng = np.random.default_rng(0)
     >>> X = 0.01 * rng.uniform(-0.5, 0.5, size=(20000, 3))  # tiny norms
     >>> est = AdaptiveCovariance(rho=1.0, random_state=0).fit(X)
+    >>> print(*est.privacy_parts_, sep="\\n")  # n too small to run PrivRadius
+    trace bound: 0.125-zCDP
+    threshold search: 0.125-zCDP
+    final: 0.75-zCDP
+    >>> # Norms far inside the bound: ask for the private radius explicitly.
+    >>> est = AdaptiveCovariance(rho=1.0, radius="private", random_state=0).fit(X)
     >>> est.threshold_ < 0.05
     True
     >>> print(est.privacy_spent_)
@@ -107,10 +121,10 @@ class AdaptiveCovariance(BasePrivateCovariance):
 
     _parameter_constraints: dict = {
         **BasePrivateCovariance._parameter_constraints,
-        "radius": [StrOptions({"private", "norm_bound"})],
+        "radius": [StrOptions({"auto", "private", "norm_bound"})],
         "beta": [Interval(Real, 0, 1, closed="neither")],
         "separate_factor": [Interval(Real, 0, 1e6, closed="right")],
-        "eigenvalue_share": SHARE,
+        "eigenvalue_share": [*SHARE, StrOptions({"auto"})],
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
@@ -121,12 +135,13 @@ class AdaptiveCovariance(BasePrivateCovariance):
         rho=None,
         epsilon=None,
         delta=None,
-        radius="private",
+        radius="auto",
         beta=0.1,
         separate_factor=0.25,
-        eigenvalue_share=0.5,
+        eigenvalue_share="auto",
         norm_bound=1.0,
         assume_centered=True,
+        projection="psd-trace",
         nonfinite="raise",
         random_state=None,
         accountant=None,
@@ -137,6 +152,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            projection=projection,
             nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
@@ -145,6 +161,13 @@ class AdaptiveCovariance(BasePrivateCovariance):
         self.beta = beta
         self.separate_factor = separate_factor
         self.eigenvalue_share = eigenvalue_share
+
+    def _runs_radius_step(self, data, budget):
+        """The ``radius`` option resolved; "auto" by a public rule (§3.6a)."""
+        if self.radius != "auto":
+            return self.radius == "private"
+        dimension = data.n_columns
+        return radius_step_runs(data.n_samples, dimension, budget, self.beta)
 
     def _release(self, data, budget, rng):
         bound = float(self.norm_bound)
@@ -158,8 +181,10 @@ class AdaptiveCovariance(BasePrivateCovariance):
             augmented=data.augmented,
             beta=self.beta,
             separate_factor=self.separate_factor,
-            private_radius=self.radius == "private",
-            eigenvalue_share=self.eigenvalue_share,
+            private_radius=self._runs_radius_step(data, budget),
+            eigenvalue_share=(
+                None if self.eigenvalue_share == "auto" else self.eigenvalue_share
+            ),
         )
         threshold = bound * 2.0**plan.threshold_exponent
         if plan.separate:

@@ -19,11 +19,18 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._centering import center
-from skprivcov._constraints import BUDGET, DELTA, NONFINITE, NORM_BOUND, RELEASE_SEED
+from skprivcov._constraints import (
+    BUDGET,
+    DELTA,
+    NONFINITE,
+    NORM_BOUND,
+    PROJECTION,
+    RELEASE_SEED,
+)
 from skprivcov._random import release_generator, seed_description
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._clipped_data import ClippedData
-from skprivcov.mechanisms import project_psd
+from skprivcov.mechanisms import noise_level, project_psd, project_psd_trace_ball
 from skprivcov.privacy import (
     PrivacyAccountant,
     PrivacyCost,
@@ -38,6 +45,8 @@ __all__ = [
     "ReleasedCovarianceMixin",
     "charge",
     "describe",
+    "eigenvalue_floor",
+    "floored_inverse",
     "public_parameters",
 ]
 
@@ -60,6 +69,26 @@ class Release(NamedTuple):
     parts: tuple
     scale: float
     extras: dict | None = None
+
+
+def eigenvalue_floor(n_samples, n_features, budget):
+    """The public floor of the eigenvalues behind ``precision_``, at unit scale.
+
+    min(noise_level, 1/d) (docs/algorithms.rst §15): eigenvalues of a release
+    below the noise level of its budget (:func:`skprivcov.mechanisms.noise_level`)
+    carry no information, and 1/d, the mean eigenvalue of a covariance of trace
+    1, is the largest an uninformed guess needs (a release of nothing gets the
+    isotropic precision d·I). From public values only (n, d, budget).
+    """
+    return min(noise_level(n_samples, n_features, budget), 1.0 / n_features)
+
+
+def floored_inverse(covariance, floor):
+    """V diag(1/max(λ, floor)) Vᵀ for covariance = V diag(λ) Vᵀ: the inverse of
+    the release with its eigenvalues floored (post-processing, finite)."""
+    values, vectors = linalg.eigh(covariance, check_finite=False)
+    values = np.maximum(values, floor)
+    return (vectors / values) @ vectors.T
 
 
 def charge(accountant, cost, owner, **details):
@@ -142,10 +171,32 @@ class ReleasedCovarianceMixin:
 
     @property
     def precision_(self):
-        check_is_fitted(self, "covariance_")
+        check_is_fitted(self, ("covariance_", "eigenvalue_floor_"))
         if self._precision is None:
-            self._precision = linalg.pinvh(self.covariance_, check_finite=False)
+            self._precision = floored_inverse(self.covariance_, self.eigenvalue_floor_)
         return self._precision
+
+    def mahalanobis(self, X):
+        """Squared Mahalanobis distances of the rows of X under the release.
+
+        (x − ``location_``)ᵀ ``precision_`` (x − ``location_``), as
+        :meth:`sklearn.covariance.EmpiricalCovariance.mahalanobis`; finite for
+        every release (``precision_`` floors the eigenvalues at
+        ``eigenvalue_floor_``). Post-processing of the release; it reads X
+        (private only with respect to the training data).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dist : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "covariance_")
+        X = check_input(self, X, name="X")
+        centred = X - self.location_
+        return np.einsum("ij,ij->i", centred @ self.precision_, centred)
 
     def score(self, X_test, y=None):
         """Gaussian log-likelihood of ``X_test`` under the released covariance.
@@ -162,7 +213,8 @@ class ReleasedCovarianceMixin:
         Returns
         -------
         res : float
-            The log-likelihood (−inf if the release is not positive definite).
+            The log-likelihood under ``precision_``: finite for every release,
+            its eigenvalues being floored at ``eigenvalue_floor_``.
         """
         check_is_fitted(self, "covariance_")
         X_test = check_input(self, X_test, name="X_test")
@@ -215,6 +267,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         "delta": DELTA,
         "norm_bound": NORM_BOUND,
         "assume_centered": ["boolean"],
+        "projection": PROJECTION,
         "nonfinite": NONFINITE,
         "random_state": RELEASE_SEED,
         "accountant": [PrivacyAccountant, None],
@@ -235,6 +288,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         delta=None,
         norm_bound=1.0,
         assume_centered=True,
+        projection="psd-trace",
         nonfinite="raise",
         random_state=None,
         accountant=None,
@@ -244,6 +298,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self.delta = delta
         self.norm_bound = norm_bound
         self.assume_centered = assume_centered
+        self.projection = projection
         self.nonfinite = nonfinite
         self.random_state = random_state
         self.accountant = accountant
@@ -308,6 +363,33 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         matrix, parts = mechanism(target.matrix, data.n_samples, budget, rng, **options)
         return Release(matrix, parts, bound)
 
+    def _post_process(self, matrix):
+        """(covariance, location) at unit scale from the mechanism's release.
+
+        With ``projection="psd-trace"`` (the default) the covariance is the
+        Frobenius projection onto {PSD, trace ≤ 1} (docs/algorithms.rst §4.2),
+        a closed convex set that contains the covariance of any unit-ball rows
+        (centred or not: tr(S − m mᵀ) ≤ tr S ≤ 1), so its Frobenius error is
+        never larger than the mechanism's; the mean of augmented rows is
+        projected onto the unit ball for the same reason. With None, the
+        mechanism's own output (as its paper defines it; the centred one of a
+        PSD mechanism kept PSD).
+        """
+        if self.assume_centered:
+            covariance, location = matrix, np.zeros(matrix.shape[0])
+        else:
+            covariance, location = center(matrix)
+        if self.projection == "psd-trace":
+            # A PSD mechanism's uncentred release of trace ≤ 1 is in the set
+            # already (projecting again would only cost an eigendecomposition).
+            inside = self.assume_centered and self._psd_release
+            if not (inside and np.trace(covariance) <= 1.0):
+                covariance = project_psd_trace_ball(covariance, 1.0)
+            location = location / max(1.0, float(np.linalg.norm(location)))
+        elif not self.assume_centered and self._psd_release:
+            covariance = project_psd(covariance)
+        return covariance, location
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release a private covariance of X.
@@ -342,13 +424,12 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         check_within(compose_parts(release.parts), budget)
 
         # Post-processing of the release only; back to the scale of the data.
-        if self.assume_centered:
-            covariance, location = release.matrix, np.zeros(X.shape[1])
-        else:
-            covariance, location = center(release.matrix)
-            if self._psd_release:
-                covariance = project_psd(covariance)
-        self._set_release(covariance * release.scale**2, location * release.scale)
+        covariance, location = self._post_process(release.matrix)
+        scale = release.scale**2
+        self._set_release(covariance * scale, location * release.scale)
+        self.eigenvalue_floor_ = scale * eigenvalue_floor(
+            X.shape[0], X.shape[1], budget
+        )
         for name, value in (release.extras or {}).items():
             setattr(self, name, value)
         # What the accountant recorded, and how the mechanism divided it.

@@ -52,10 +52,17 @@ class ClippedData:
         self._nonfinite = nonfinite
         self.n_samples = X.shape[0]
         self.n_columns = X.shape[1] + (1 if augmented else 0)
+        self._targets = {}
 
     def target(self, bound):
         """The second moment of the rows x / max(‖x‖, ``bound``) and its exact
-        trace, augmented if the estimator centres (docs/algorithms.rst §8.2)."""
+        trace, augmented if the estimator centres (docs/algorithms.rst §8.2).
+        Computed once per bound (a pass may serve two steps of one fit)."""
+        if bound not in self._targets:
+            self._targets[bound] = self._target(bound)
+        return self._targets[bound]
+
+    def _target(self, bound):
         stats = unit_ball_statistics(
             self._X, bound, with_mean=self.augmented, nonfinite=self._nonfinite
         )

@@ -53,6 +53,15 @@ _SHARED = {
         budget and raises BudgetExceededError, computing nothing, if that
         would exceed it. Survives ``clone`` (the clones share it) and, for an
         accountant with a ledger file, pickling into worker processes.""",
+    "projection_parameter": """projection : {"psd-trace", None}, default="psd-trace"
+        Post-processing of the release (free). "psd-trace": the covariance
+        is projected onto {PSD, trace ≤ B²} (the centred one likewise, and
+        the private mean onto the ball of radius B), a convex set that
+        contains the covariance of any rows within the bound, so the release
+        is a valid covariance and its Frobenius error never exceeds the
+        mechanism's (docs/algorithms.rst §4.2). None: the mechanism's output
+        exactly as its paper defines it (e.g. an indefinite GaussCov), to
+        reproduce the papers.""",
     "release_attributes": """covariance_ : ndarray of shape (n_features, n_features)
         The released (private) covariance, exactly symmetric.
 
@@ -60,8 +69,16 @@ _SHARED = {
         Zero if ``assume_centered``, else the private mean.
 
     precision_ : ndarray of shape (n_features, n_features)
-        Pseudo-inverse of ``covariance_``, computed on first access
-        (post-processing, free).""",
+        Inverse of ``covariance_`` with its eigenvalues floored at
+        ``eigenvalue_floor_``, computed on first access (post-processing,
+        free); finite, so ``score`` and ``mahalanobis`` are too.
+
+    eigenvalue_floor_ : float
+        The public floor of the eigenvalues behind ``precision_``:
+        B²·min(noise level, 1/d), the noise level being the spectral scale of
+        the Gaussian (zCDP) or Laplace (pure) mechanism's noise at the budget
+        spent (docs/algorithms.rst §15), and B the clipping bound of the
+        release. A function of n, d, the budget and B only.""",
     "input_attributes": """n_features_in_ : int
         Number of features seen during fit.
 

@@ -19,6 +19,8 @@ class GaussianCovariance(BasePrivateCovariance):
     ----------
     {budget_parameters}
 
+    {projection_parameter}
+
     {common_parameters}
 
     Attributes

@@ -76,6 +76,8 @@ class IterativeEigenCovariance(BasePrivateCovariance):
     beta : float in (0, 1), default=0.05
         Failure probability of τ in the adaptive split. Utility only.
 
+    {projection_parameter}
+
     {common_parameters}
 
     Attributes
@@ -166,6 +168,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         beta=0.05,
         norm_bound=1.0,
         assume_centered=True,
+        projection="psd-trace",
         nonfinite="raise",
         random_state=None,
         accountant=None,
@@ -176,6 +179,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            projection=projection,
             nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,

@@ -21,6 +21,8 @@ class LaplaceCovariance(BasePrivateCovariance):
     ----------
     {budget_parameters}
 
+    {projection_parameter}
+
     {common_parameters}
 
     Attributes

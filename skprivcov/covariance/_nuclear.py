@@ -176,12 +176,12 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            projection=projection,
             nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )
         self.variant = variant
-        self.projection = projection
         self.trace_bound = trace_bound
         self.n_sweeps = n_sweeps
 

@@ -1,5 +1,6 @@
-"""The projection mechanism: GaussCov projected onto {PSD, trace ≤ t}."""
+"""The projection mechanism with a private trace: GaussCov onto {PSD, tr ≤ t̂r}."""
 
+import warnings
 from numbers import Real
 
 from sklearn.utils._param_validation import Interval
@@ -14,26 +15,36 @@ __all__ = ["ProjectionCovariance"]
 
 @fill_shared_docs
 class ProjectionCovariance(BasePrivateCovariance):
-    """Private covariance by the projection mechanism.
+    """Private covariance by the projection mechanism with a private trace.
 
     Releases the Frobenius projection of GaussCov onto
-    K_t = {{Y ⪰ 0, tr Y ≤ t}}, with t = B² (the public trace bound) or, with
-    ``trace_fraction``, a private upper bound on the trace (DLY22 App. E;
-    docs/algorithms.rst §3.7). The release is positive semi-definite and its error
-    is at most √(2t‖Z‖_op) in Frobenius norm, Z the Gaussian noise.
+    K_t = {{Y ⪰ 0, tr Y ≤ t}}, with t a private upper bound on the trace
+    bought with ``trace_fraction`` of the budget (DLY22 App. E, trace-sensitive
+    variant; docs/algorithms.rst §3.7). The release is positive semi-definite
+    and its error is at most √(2t‖Z‖_op) in Frobenius norm, Z the Gaussian
+    noise: it follows the trace of the data, not the public bound B².
+
+    Every estimator's release is projected onto K_t with t = B² by default
+    (``projection="psd-trace"``), so the projection onto the public bound
+    alone is ``GaussianCovariance()``; what this class adds is the private
+    trace.
 
     Parameters
     ----------
     {budget_parameters}
 
-    trace_fraction : float in (0, 1), default=None
-        If given, this share of the budget buys a private upper bound on the
-        trace (Gaussian mechanism, shifted up so it holds with probability
-        1 − ``beta``) and the projection uses it; GaussCov gets the rest.
-        Helps when the trace is well below B².
+    trace_fraction : float in (0, 1), default=0.125
+        The share of the budget that buys the private upper bound on the trace
+        (Gaussian mechanism, shifted up so it holds with probability
+        1 − ``beta``); GaussCov gets the rest. The default is the share
+        AdaptiveCovariance spends on its trace (docs/algorithms.rst §3.6).
+        None (deprecated) gives t = B²: that is ``GaussianCovariance()``, and
+        it warns.
 
     beta : float in (0, 1), default=0.05
         Failure probability of the private trace bound (utility only).
+
+    {projection_parameter}
 
     {common_parameters}
 
@@ -43,7 +54,7 @@ class ProjectionCovariance(BasePrivateCovariance):
 
     See Also
     --------
-    GaussianCovariance : The unprojected release.
+    GaussianCovariance : The same release projected onto the public bound.
     SeparateCovariance : Noisy eigenvalues and eigenvectors.
 
     Notes
@@ -78,10 +89,11 @@ class ProjectionCovariance(BasePrivateCovariance):
         rho=None,
         epsilon=None,
         delta=None,
-        trace_fraction=None,
+        trace_fraction=0.125,
         beta=0.05,
         norm_bound=1.0,
         assume_centered=True,
+        projection="psd-trace",
         nonfinite="raise",
         random_state=None,
         accountant=None,
@@ -92,12 +104,23 @@ class ProjectionCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            projection=projection,
             nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,
         )
         self.trace_fraction = trace_fraction
         self.beta = beta
+
+    def _check_parameters(self, X):
+        if self.trace_fraction is None:
+            warnings.warn(
+                "ProjectionCovariance(trace_fraction=None) projects onto the public "
+                "trace bound, which every estimator now does by default: use "
+                "GaussianCovariance() instead. trace_fraction=None will be removed.",
+                FutureWarning,
+                stacklevel=3,
+            )
 
     def _release(self, data, budget, rng):
         return self._release_at_norm_bound(

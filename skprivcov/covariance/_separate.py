@@ -32,6 +32,8 @@ class SeparateCovariance(BasePrivateCovariance):
         data of tiny trace, where the eigenvalues dominate. Any share spends
         exactly the budget (composition).
 
+    {projection_parameter}
+
     {common_parameters}
 
     Attributes
@@ -85,6 +87,7 @@ class SeparateCovariance(BasePrivateCovariance):
         eigenvalue_share=0.5,
         norm_bound=1.0,
         assume_centered=True,
+        projection="psd-trace",
         nonfinite="raise",
         random_state=None,
         accountant=None,
@@ -95,6 +98,7 @@ class SeparateCovariance(BasePrivateCovariance):
             delta=delta,
             norm_bound=norm_bound,
             assume_centered=assume_centered,
+            projection=projection,
             nonfinite=nonfinite,
             random_state=random_state,
             accountant=accountant,

@@ -3,7 +3,8 @@
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
-from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov._constraints import NORM_BOUND
+from skprivcov.covariance._base import ReleasedCovarianceMixin, eigenvalue_floor
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 __all__ = ["ZeroCovariance"]
@@ -17,6 +18,12 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
 
     Parameters
     ----------
+    norm_bound : float in [1e-30, 1e30], default=1.0
+        Public bound B on the ℓ2 norm of a row. Only sets ``precision_``:
+        with nothing released, the isotropic guess of trace B², (B²/d)·I, is
+        the floor of every eigenvalue (so ``score`` and ``mahalanobis`` are
+        finite, as for the other estimators).
+
     assume_centered : bool, default=True
         Only decides the meaning of ``location_`` (always zero here), for a
         drop-in comparison with the other estimators.
@@ -33,7 +40,11 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         Zeros.
 
     precision_ : ndarray of shape (n_features, n_features)
-        Pseudo-inverse of ``covariance_`` (zeros).
+        (d/B²)·I: the inverse of ``covariance_`` with its eigenvalues floored
+        at ``eigenvalue_floor_``.
+
+    eigenvalue_floor_ : float
+        B²/d.
 
     privacy_spent_ : PrivacyCost
         Zero: only the public n and d are read.
@@ -67,11 +78,13 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
+        "norm_bound": NORM_BOUND,
         "assume_centered": ["boolean"],
         "accountant": [PrivacyAccountant, None],
     }
 
-    def __init__(self, *, assume_centered=True, accountant=None):
+    def __init__(self, *, norm_bound=1.0, assume_centered=True, accountant=None):
+        self.norm_bound = norm_bound
         self.assume_centered = assume_centered
         self.accountant = accountant
 
@@ -96,9 +109,12 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        n_features = self._validate_input(X).shape[1]
+        n_samples, n_features = self._validate_input(X).shape
         self._charge(PrivacyCost.zero())
         self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
+        self.eigenvalue_floor_ = self.norm_bound**2 * eigenvalue_floor(
+            n_samples, n_features, PrivacyCost.zero()
+        )
         self.privacy_spent_ = PrivacyCost.zero()
         self.privacy_parts_ = ()
         return self

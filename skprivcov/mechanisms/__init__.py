@@ -9,6 +9,7 @@ from skprivcov.mechanisms._adaptive import (
     adaptive_covariance,
     adaptive_plan,
     adaptive_release,
+    radius_step_runs,
 )
 from skprivcov.mechanisms._bingham import (
     bingham_envelope,
@@ -105,6 +106,7 @@ __all__ = [
     "project_psd",
     "project_psd_trace_ball",
     "projection_covariance",
+    "radius_step_runs",
     "sample_bingham",
     "sample_normalised_spectrum",
     "sample_top_eigenvector",

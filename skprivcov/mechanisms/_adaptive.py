@@ -41,6 +41,7 @@ __all__ = [
     "adaptive_covariance",
     "adaptive_plan",
     "adaptive_release",
+    "radius_step_runs",
     "relative_trace",
     "threshold_bias",
 ]
@@ -51,6 +52,12 @@ RADIUS_LEVELS_CAP = 256
 MAX_THRESHOLDS = 64
 # A noise proxy this large already puts its query far below any threshold.
 _LARGEST_PROXY = 1e300
+# §3.6a: PrivRadius leaves up to 3α rows above r̃; it runs only when that is at
+# most this share of n (a rule on public values, measured in
+# benchmarks/bench_adaptive.py).
+RADIUS_CLIPPED_SHARE = 0.01
+# §3.6a: the eigenvalue shares among which the separate step's is chosen.
+EIGENVALUE_SHARES = np.round(np.arange(0.05, 0.951, 0.01), 2)
 
 
 def _pure_part(part):
@@ -70,6 +77,27 @@ def _pure_part(part):
     return PrivacyCost.pure(epsilon)
 
 
+def radius_step_runs(n_samples, n_features, budget, beta):
+    """Whether AdaptiveCov's radius step can help: a public rule (§3.6a).
+
+    PrivRadius at ε_r (its part of ``budget``) may leave up to 3α rows above
+    the radius it returns, α = (6/ε_r)·log(2(L+1)/(β/8)) (§2.2). When that is
+    more than ``RADIUS_CLIPPED_SHARE`` of n (small n or budget), the radius
+    collapses towards 2^{−L} and the release towards zero; the step is then
+    skipped and its part goes to the final mechanism. A function of n, d, the
+    budget and β only, so the decision costs nothing.
+    """
+    parts = dict(
+        split_budget("adaptive", budget, notion=budget.notion, private_radius=True)
+    )
+    epsilon = _pure_part(parts["radius"]).parameter
+    if epsilon == 0:
+        return False
+    levels = min(2 * n_features * n_samples, RADIUS_LEVELS_CAP)
+    alpha = (6.0 / epsilon) * math.log(2.0 * (levels + 1) / (beta / 8))
+    return 3.0 * alpha <= RADIUS_CLIPPED_SHARE * n_samples
+
+
 @dataclass(frozen=True)
 class _NoiseProxies:
     """Worst-case error bounds of the two final mechanisms (§3.4, §3.8).
@@ -82,7 +110,7 @@ class _NoiseProxies:
     budget: PrivacyCost
     beta: float
     separate_factor: float
-    eigenvalue_share: float
+    eigenvalue_share: float | None
 
     def simple(self, tau):
         """GaussNoise (zCDP) or LapNoise (pure) at threshold τ."""
@@ -101,20 +129,35 @@ class _NoiseProxies:
         the noisy matrix's noise scale, which is multiplied by
         (½/(1 − v))^{1/2} (Gaussian) or ½/(1 − v) (Laplace); the eigenvalue term
         grows with the eigenvalue noise scale, multiplied by (½/v)^{1/2} or ½/v.
+        With ``eigenvalue_share`` None, each τ gets the v that minimises the
+        bound (:meth:`share`).
         """
+        return self._separate(trace, tau, self.share(trace, tau))
+
+    def share(self, trace, tau):
+        """The eigenvalue share v: the fixed one, or else the v of
+        ``EIGENVALUE_SHARES`` that minimises the separate bound at (t̂r, τ)
+        (§3.6a; post-processing of t̂r and public values)."""
+        if self.eigenvalue_share is not None:
+            return np.full(np.shape(tau), self.eigenvalue_share)
+        shares = EIGENVALUE_SHARES.reshape((-1,) + (1,) * np.ndim(tau))
+        bounds = self._separate(trace, np.asarray(tau, dtype=float), shares)
+        return EIGENVALUE_SHARES[np.argmin(bounds, axis=0)]
+
+    def _separate(self, trace, tau, share):
         n, d, b, s = self.n_samples, self.n_features, self.beta, self.separate_factor
-        vectors = 0.5 / (1.0 - self.eigenvalue_share)
-        values = 0.5 / self.eigenvalue_share
+        vectors = 0.5 / (1.0 - share)
+        values = 0.5 / share
         if self.budget.notion == "zcdp":
             rho = self.budget.rho
             first = (
                 2**1.25 * math.sqrt(trace * nu(d, b / 2)) / (rho**0.25 * math.sqrt(n))
             ) * vectors**0.25
-            second = math.sqrt(2.0 * values) * eta(d, b / 2) / (math.sqrt(rho) * n)
+            second = np.sqrt(2.0 * values) * eta(d, b / 2) / (math.sqrt(rho) * n)
         else:
             epsilon = self.budget.parameter
             l1 = second_moment_l1_sensitivity(d, 1)
-            first = math.sqrt(
+            first = np.sqrt(
                 8.0 * vectors * l1 * trace * nu_laplace(d, b / 2) / (epsilon * n)
             )
             second = 4.0 * values * eta_laplace(d, b / 2) / (epsilon * n)
@@ -233,9 +276,11 @@ def adaptive_plan(
     private_radius : bool
         Run PrivRadius. Else r̃ = 1, the public bound, and the budget is split
         as in the authors' code: ρ/8 trace, ρ/8 search, 3ρ/4 final (§3.6).
-    eigenvalue_share : float in (0, 1), default=0.5
+    eigenvalue_share : float in (0, 1) or None, default=0.5
         The separate mechanism's split (see ``separate_covariance``), used in
-        its error bound and in the release.
+        its error bound and in the release. None: chosen from the private
+        trace bound, public values and the threshold, to minimise the bound
+        (§3.6a).
 
     Returns
     -------
@@ -306,7 +351,7 @@ def adaptive_plan(
         trace_bound,
         bool(separate),
         final_budget,
-        eigenvalue_share,
+        float(proxies.share(trace_bound, tau)),
     )
     # The final part is spent by :func:`adaptive_release`.
     spent = tuple(

@@ -62,6 +62,12 @@ def _adaptive(*, notion, private_radius):
     )
 
 
+def _auto():
+    # §3.6a/§3.7 analogue (docs/algorithms.rst §3.9): a private trace estimate
+    # at 1/16, the chosen mechanism (or nothing) at the rest.
+    return (("trace estimate", 1 / 16), ("mechanism", 15 / 16))
+
+
 # mechanism → its shares, a function of the mechanism's public options.
 SPLITS = {
     "gaussian": _whole("noisy matrix"),
@@ -71,6 +77,7 @@ SPLITS = {
     "iterative-eigen": _iterative_eigen,
     "nuclear-laplace": _nuclear_laplace,
     "adaptive": _adaptive,
+    "auto": _auto,
 }
 
 

@@ -19,6 +19,7 @@ from sklearn.base import clone
 
 from skprivcov.covariance import (
     AdaptiveCovariance,
+    AutoCovariance,
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
@@ -43,7 +44,8 @@ RELEASE_ATTRIBUTES = {
     "privacy_parts_": "its split by step: public parameters (mechanisms.SPLITS)",
     "n_features_in_": "public: the shape of X",
     "feature_names_in_": "public: the column names of X",
-    "_precision": "a cache of pinvh(covariance_): post-processing",
+    "eigenvalue_floor_": "B²·min(noise level, 1/d): public (n, d, budget, bound)",
+    "_precision": "a cache of the floored inverse of covariance_: post-processing",
 }
 
 
@@ -158,6 +160,8 @@ _ENTRIES = (
         {
             "default": {},
             "(epsilon, delta)": {"epsilon": 1.0, "delta": 1e-6},
+            # The paper's GaussCov as it is, not projected (indefinite).
+            "raw": {"projection": None},
             **_CENTRED,
         },
         cli_name="gaussian",
@@ -215,6 +219,7 @@ _ENTRIES = (
             "default": {},
             "pure": {"epsilon": 1.0},
             "public radius": {"radius": "norm_bound"},
+            "private radius": {"radius": "private"},
             "pure, public radius": {"epsilon": 1.0, "radius": "norm_bound"},
             **_CENTRED,
         },
@@ -235,6 +240,18 @@ _ENTRIES = (
                 ("gaussian_scale", 0.25),
                 "final Gaussian σ ÷ 4",
             )
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+    ),
+    RegistryEntry(
+        AutoCovariance,
+        {"default": {}, "pure": {"epsilon": 1.0}, **_CENTRED},
+        cli_name="auto",
+        demo_budgets=("zcdp", "pure"),
+        published={
+            **RELEASE_ATTRIBUTES,
+            "mechanism_": "the choice: private trace estimate and public values",
+            "trace_estimate_": "output of the private trace step (§3.9)",
         },
         expected_failed_checks=_PRIVATE_CHECKS,
     ),

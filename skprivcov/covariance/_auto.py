@@ -1,0 +1,188 @@
+"""AutoCovariance: the mechanism chosen for the regime, from public values and
+one cheap private statistic."""
+
+from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
+from skprivcov.covariance._adaptive import AdaptiveCovariance
+from skprivcov.covariance._base import BasePrivateCovariance, Release
+from skprivcov.covariance._docstrings import fill_shared_docs
+from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
+from skprivcov.mechanisms import noise_level, private_trace_upper_bound, split_budget
+from skprivcov.privacy import MCMC_NOISE, BudgetPart
+
+__all__ = ["AutoCovariance", "choose_mechanism"]
+
+# The rule's constants (docs/algorithms.rst §3.9), set from the measurements of
+# benchmarks/bench_auto.py: release nothing when the noise level exceeds this
+# multiple of the trace estimate; under a pure budget, data of trace below this
+# (rows well inside the bound) go to AdaptiveCov, whose threshold search clips
+# them, and the rest to the nuclear-Laplace mechanism.
+NOTHING_ABOVE = 2.0
+ADAPTIVE_BELOW = 0.15
+
+
+def choose_mechanism(n_samples, n_features, budget, trace):
+    """The mechanism AutoCovariance runs (docs/algorithms.rst §3.9).
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        Public.
+    budget : PrivacyCost
+        What the mechanism would get.
+    trace : float
+        A private estimate of tr Σ at unit scale (already released).
+
+    Returns
+    -------
+    mechanism : {"zero", "adaptive", "nuclear-laplace"}
+        "zero" when the noise level of ``budget`` (``mechanisms.noise_level``)
+        is above ``NOTHING_ABOVE`` × ``trace``: then no mechanism's release
+        is expected to beat releasing nothing. Otherwise AdaptiveCov under a
+        zCDP budget; under a pure one, AdaptiveCov for ``trace`` below
+        ``ADAPTIVE_BELOW`` and the nuclear-Laplace mechanism above.
+    """
+    if noise_level(n_samples, n_features, budget) > NOTHING_ABOVE * trace:
+        return "zero"
+    if budget.notion == "zcdp" or trace < ADAPTIVE_BELOW:
+        return "adaptive"
+    return "nuclear-laplace"
+
+
+@fill_shared_docs
+class AutoCovariance(BasePrivateCovariance):
+    """Private covariance by the mechanism expected to be best for the data.
+
+    Use it when unsure. It spends 1/16 of the budget on a private estimate of
+    the trace of the (clipped) second moment, then chooses, from that estimate
+    and public values only (n, d, the notion and size of the budget), between
+    releasing nothing, AdaptiveCov and the nuclear-Laplace mechanism, and runs
+    the choice with the rest of the budget (docs/algorithms.rst §3.9). The rule
+    was set from measurements over DLY22's settings and scikit-learn's bundled
+    datasets at ρ ∈ {0.01, 0.1, 1} and pure ε ∈ {0.5, 1, 4}
+    (``benchmarks/bench_auto.py``; docs/choosing.rst).
+
+    Parameters
+    ----------
+    {budget_parameters}
+
+    beta : float in (0, 1), default=0.1
+        Failure probability of AdaptiveCov's utility guarantees, when it runs.
+
+    {projection_parameter}
+
+    {common_parameters}
+
+    Attributes
+    ----------
+    {fitted_attributes}
+
+    mechanism_ : {{"zero", "adaptive", "nuclear-laplace"}}
+        The mechanism chosen (a function of private outputs and public values).
+
+    trace_estimate_ : float
+        The private estimate of the trace of the second moment (of the
+        features), in the units of X², that the choice was made from.
+
+    See Also
+    --------
+    AdaptiveCovariance : The zCDP choice.
+    NuclearLaplaceCovariance : The pure choice on data near the bound.
+    ZeroCovariance : What is released when the noise would dominate.
+
+    Notes
+    -----
+    ρ-zCDP (default ρ = 0.1) or, with ``epsilon`` and ``delta`` 0 or None, pure
+    ε-DP. {neighbours} The trace estimate is the Gaussian (Laplace) mechanism
+    on the exact trace (sensitivity 1/n at unit scale) at 1/16 of the budget;
+    the chosen mechanism gets 15/16 and publishes its own parts; "zero" leaves
+    15/16 unspent (still charged). A pure budget carries the nuclear
+    mechanism's caveat, since the choice is private. The choice is
+    post-processing of the estimate, so the total is the budget.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import AutoCovariance
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(5000, 3))
+    >>> est = AutoCovariance(rho=1.0, random_state=0).fit(X)
+    >>> est.mechanism_
+    'adaptive'
+    >>> print(*est.privacy_parts_, sep="\\n")
+    trace estimate: 0.0625-zCDP
+    trace bound: 0.117188-zCDP
+    threshold search: 0.117188-zCDP
+    final: 0.703125-zCDP
+    """
+
+    _parameter_constraints: dict = {
+        **BasePrivateCovariance._parameter_constraints,
+        "beta": AdaptiveCovariance._parameter_constraints["beta"],
+    }
+    _notions = ("zcdp", "pure")
+    _psd_release = True
+
+    def __init__(
+        self,
+        *,
+        rho=None,
+        epsilon=None,
+        delta=None,
+        beta=0.1,
+        norm_bound=1.0,
+        assume_centered=True,
+        projection="psd-trace",
+        nonfinite="raise",
+        random_state=None,
+        accountant=None,
+    ):
+        super().__init__(
+            rho=rho,
+            epsilon=epsilon,
+            delta=delta,
+            norm_bound=norm_bound,
+            assume_centered=assume_centered,
+            projection=projection,
+            nonfinite=nonfinite,
+            random_state=random_state,
+            accountant=accountant,
+        )
+        self.beta = beta
+
+    def _resolve_budget(self):
+        budget = super()._resolve_budget()
+        # The nuclear mechanism may run under a pure budget (a private choice).
+        return budget.with_caveats((MCMC_NOISE,)) if budget.notion == "pure" else budget
+
+    def _release(self, data, budget, rng):
+        bound = float(self.norm_bound)
+        trace_part, rest = split_budget("auto", budget)
+        # β = 1/2: an estimate, not a bound (no upward shift under Laplace).
+        estimate, _ = private_trace_upper_bound(
+            data.target(bound).trace, data.n_samples, trace_part.cost, 0.5, rng
+        )
+        if data.augmented:  # tr M = ½ tr S + ½ for the augmented rows (§8.2)
+            estimate = max(
+                (estimate - float(CONSTANT_SQUARE)) / float(FEATURE_SQUARE), 0.0
+            )
+        choice = choose_mechanism(data.n_samples, data.n_columns, rest.cost, estimate)
+        extras = {"mechanism_": choice, "trace_estimate_": estimate * bound**2}
+        if choice == "zero":
+            zero = data.target(bound).matrix * 0.0
+            if data.augmented:  # the constant's entry is public
+                zero[-1, -1] = float(CONSTANT_SQUARE)
+            parts = (trace_part, BudgetPart("unspent (zero released)", rest.cost))
+            return Release(zero, parts, bound, extras)
+        chosen = self._chosen(choice)
+        release = chosen._release(data, rest.cost, rng)
+        parts = (trace_part, *release.parts)
+        return Release(release.matrix, parts, release.scale, extras)
+
+    def _chosen(self, choice):
+        common = {
+            "norm_bound": self.norm_bound,
+            "assume_centered": self.assume_centered,
+            "nonfinite": self.nonfinite,
+        }
+        if choice == "adaptive":
+            return AdaptiveCovariance(beta=self.beta, **common)
+        return NuclearLaplaceCovariance(**common)
