@@ -1,0 +1,79 @@
+"""AutoCovariance: the choice of mechanism (docs/algorithms.rst §3.9)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skprivcov import AdaptiveCovariance, AutoCovariance
+from skprivcov.covariance._auto import (
+    ADAPTIVE_BELOW,
+    NOTHING_ABOVE,
+    choose_mechanism,
+)
+from skprivcov.privacy import MCMC_NOISE, PrivacyCost, compose_parts
+
+
+def _gaussian_noise_level(n, d, rho):
+    return 2 * math.sqrt(d) / (math.sqrt(rho) * n)  # 2√d·σ, σ = 1/(√ρ n) (§3.1)
+
+
+@pytest.mark.parametrize("trace", [0.01, 0.1, 0.3, 1.0])
+@pytest.mark.parametrize("n", [178, 4000, 50000])
+def test_the_rule_under_zcdp(trace, n):
+    d, rho = 20, 0.1
+    expected = (
+        "zero"
+        if _gaussian_noise_level(n, d, rho) > NOTHING_ABOVE * trace
+        else "adaptive"
+    )
+    assert choose_mechanism(n, d, PrivacyCost.zcdp(rho), trace) == expected
+
+
+def test_the_rule_under_pure_dp():
+    budget = PrivacyCost.pure(4.0)
+    assert choose_mechanism(100_000, 10, budget, 0.5) == "nuclear-laplace"
+    assert choose_mechanism(100_000, 10, budget, ADAPTIVE_BELOW / 2) == "adaptive"
+    assert choose_mechanism(100, 10, PrivacyCost.pure(0.1), 0.5) == "zero"
+
+
+def test_nothing_is_released_when_the_noise_would_dominate():
+    """Few rows, tiny budget: zeros, and the unspent rest is still charged."""
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 4))
+    est = AutoCovariance(rho=1e-4, random_state=0).fit(X)
+    assert est.mechanism_ == "zero"
+    np.testing.assert_array_equal(est.covariance_, np.zeros((4, 4)))
+    assert [p.step for p in est.privacy_parts_] == [
+        "trace estimate",
+        "unspent (zero released)",
+    ]
+    assert compose_parts(est.privacy_parts_).rho == pytest.approx(1e-4)
+
+
+def test_the_chosen_mechanism_runs_with_the_rest_of_the_budget():
+    """Under zCDP on data well above the noise, AdaptiveCov at 15/16 of ρ: its
+    release equals AdaptiveCov's own at that budget, with the generator after
+    the one trace draw."""
+    X = np.random.default_rng(1).uniform(-0.5, 0.5, size=(3000, 4))
+    auto = AutoCovariance(rho=1.0, random_state=3).fit(X)
+    assert auto.mechanism_ == "adaptive"
+    parts = auto.privacy_parts_
+    assert parts[0].step == "trace estimate"
+    assert parts[0].cost.rho == pytest.approx(1 / 16)
+    assert compose_parts(parts).rho == pytest.approx(1.0)
+    adaptive = AdaptiveCovariance(rho=15 / 16, random_state=3).fit(X)
+    # Different generator positions: compare in law, via the parts and error.
+    assert [p.step for p in parts[1:]] == [p.step for p in adaptive.privacy_parts_]
+    truth = X.T @ X / len(X)
+    assert np.linalg.norm(auto.covariance_ - truth) < 0.5 * np.linalg.norm(truth)
+
+
+def test_the_trace_estimate_is_in_units_of_the_data():
+    X = 3.0 * np.random.default_rng(2).uniform(-0.5, 0.5, size=(20000, 3))
+    est = AutoCovariance(rho=10.0, norm_bound=3.0, random_state=0).fit(X)
+    assert est.trace_estimate_ == pytest.approx(np.mean(np.sum(X**2, axis=1)), rel=0.05)
+
+
+def test_a_pure_budget_carries_the_nuclear_caveat():
+    assert MCMC_NOISE in AutoCovariance(epsilon=1.0).fit_cost().caveats
+    assert MCMC_NOISE not in AutoCovariance(rho=1.0).fit_cost().caveats
