@@ -8,6 +8,7 @@ from sklearn.base import clone
 
 from skprivcov import (
     AdaptiveCovariance,
+    AutoCovariance,
     IterativeEigenCovariance,
     NuclearLaplaceCovariance,
     PrivacyCost,
@@ -93,6 +94,17 @@ EXPECTED_SHARES = [
         [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
     ),
     (
+        # §3.9: on these rows the noise is well below the trace: AdaptiveCov
+        # (radius skipped) at 15/16.
+        AutoCovariance(rho=0.8),
+        [
+            ("trace estimate", 1 / 16),
+            ("trace bound", 15 / 128),
+            ("threshold search", 15 / 128),
+            ("final", 45 / 64),
+        ],
+    ),
+    (
         IterativeEigenCovariance(epsilon=2.0),
         [("eigenvalues", 0.5), ("eigenvectors", 0.5)],
     ),
@@ -131,6 +143,7 @@ def test_every_split_in_the_table_is_used_by_a_variant():
         "iterative-eigen": "IterativeEigenCovariance",
         "nuclear-laplace": "NuclearLaplaceCovariance",
         "adaptive": "AdaptiveCovariance",
+        "auto": "AutoCovariance",
     }
     assert set(SPLITS) == set(names)
     assert set(names.values()) <= {_name(est) for est in PRIVATE}

@@ -229,7 +229,9 @@ def _standardised(first_draw, kappa):
 def test_iterative_eigen_laplace_scales():
     epsilon, n, d = 200.0, 2000, 5
     values, draw = _iterative_noise(
-        lambda s: IterativeEigenCovariance(epsilon=epsilon, random_state=s),
+        lambda s: IterativeEigenCovariance(
+            epsilon=epsilon, budget_split="uniform", random_state=s
+        ),
         EIGENVALUES,
         n_releases=2000,
     )
@@ -251,7 +253,9 @@ def test_iterative_eigen_laplace_scales():
 def test_iterative_eigen_gaussian_scales():
     rho, n, d = 4000.0, 2000, 5
     values, draw = _iterative_noise(
-        lambda s: IterativeEigenCovariance(rho=rho, random_state=s),
+        lambda s: IterativeEigenCovariance(
+            rho=rho, budget_split="uniform", random_state=s
+        ),
         EIGENVALUES,
         n_releases=2000,
     )
