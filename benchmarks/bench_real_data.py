@@ -1,10 +1,12 @@
 """Releases on scikit-learn's bundled datasets: scores, searches and outliers.
 
-1. A ``GridSearchCV`` over {mechanism × norm_bound × ρ} with the estimators'
-   own ``score`` (Gaussian log-likelihood under the floored precision) on
+1. A ``GridSearchCV`` over {mechanism × norm_bound × ρ}, with the estimators'
+   own ``score`` (Gaussian log-likelihood under the floored precision) and
+   with ``skprivcov.metrics.covariance_error_score``, on
    wine, diabetes and breast cancer (rows bounded as in ``_settings``): are
    all scores finite, and how far is the pick's held-out Frobenius error
-   ‖Σ̂_train − Σ_test‖_F from the best candidate's (issue 20: within 10%)?
+   ‖Σ̂_train − Σ_test‖_F (each configuration's mean over 10 fresh releases)
+   from the best configuration's (issue 20: within 10%)?
 2. Mahalanobis outlier detection on breast cancer at ρ = 1: each zCDP
    mechanism's centred release of the benign rows, and the AUC of the
    distances of all rows (the malignant ones are the positives), against the
@@ -14,6 +16,7 @@
 """
 
 import argparse
+import itertools
 
 import numpy as np
 from _settings import BUNDLED, PUBLIC_RANGES, bounded_rows, markdown_table
@@ -30,7 +33,9 @@ from skprivcov import (
     SeparateCovariance,
     ZeroCovariance,
 )
+from skprivcov.metrics import covariance_error_score
 
+REFITS = 10
 ZCDP = {
     "Gauss": GaussianCovariance,
     "Separate": SeparateCovariance,
@@ -40,7 +45,7 @@ ZCDP = {
 }
 
 
-def grid_search(label, seed):
+def grid_search(label, seed, scoring=None):
     data = BUNDLED[label]()
     X = bounded_rows(data.data, PUBLIC_RANGES.get(label))
     train, test = train_test_split(X, test_size=0.3, random_state=seed)
@@ -49,19 +54,26 @@ def grid_search(label, seed):
         {"cov": candidates[:-1], "cov__norm_bound": [0.5, 1.0], "cov__rho": [0.1, 1.0]},
         {"cov": candidates[-1:]},
     ]
-    search = GridSearchCV(Pipeline([("cov", candidates[0])]), grid, cv=3)
+    search = GridSearchCV(
+        Pipeline([("cov", candidates[0])]), grid, scoring=scoring
+    )
     search.fit(train)
     scores = search.cv_results_["mean_test_score"]
     target = test.T @ test / len(test)
+    # Each configuration's held-out error in expectation (mean over fresh
+    # releases): one release's error is too noisy to rank by (a minimum over
+    # single draws is biased low).
     errors = []
     for params in search.cv_results_["params"]:
-        model = Pipeline([("cov", candidates[0])]).set_params(**params).fit(train)
-        errors.append(np.linalg.norm(model[-1].covariance_ - target))
+        model = Pipeline([("cov", candidates[0])]).set_params(**params)
+        draws = []
+        for refit_seed in range(REFITS):
+            if "random_state" in model[-1].get_params():
+                model[-1].set_params(random_state=1000 + refit_seed)
+            draws.append(np.linalg.norm(model.fit(train)[-1].covariance_ - target))
+        errors.append(np.mean(draws))
     errors = np.array(errors)
-    # Compared among the candidates the search could trade off at one budget:
-    # the pick against the best candidate of the budget it picked.
-    picked = search.best_index_
-    return bool(np.all(np.isfinite(scores))), errors[picked] / errors.min()
+    return bool(np.all(np.isfinite(scores))), errors[search.best_index_] / errors.min()
 
 
 def outlier_auc(seed):
@@ -83,12 +95,18 @@ def main():
     parser.add_argument("--outliers-only", action="store_true")
     args = parser.parse_args()
     rows = []
-    for label in () if args.outliers_only else ("wine", "diabetes", "breast cancer"):
-        runs = [grid_search(label, seed) for seed in range(args.repeats)]
+    labels = () if args.outliers_only else ("wine", "diabetes", "breast cancer")
+    scorings = {
+        "score (log-likelihood)": None,
+        "covariance_error_score": covariance_error_score,
+    }
+    for (scoring_name, scoring), label in itertools.product(scorings.items(), labels):
+        runs = [grid_search(label, seed, scoring) for seed in range(args.repeats)]
         finite = all(run[0] for run in runs)
         ratios = np.array([run[1] for run in runs])
         rows.append(
             [
+                scoring_name,
                 label,
                 "yes" if finite else "NO",
                 float(np.mean(ratios)),
@@ -98,7 +116,14 @@ def main():
         )
         print(label, "done", flush=True)
     print(f"\nGridSearchCV over mechanism × norm_bound × ρ, {args.repeats} splits\n")
-    header = ["dataset", "all scores finite", "pick/best mean", "max", "≤ 1.1×"]
+    header = [
+        "scoring",
+        "dataset",
+        "all scores finite",
+        "pick/best mean",
+        "max",
+        "≤ 1.1×",
+    ]
     print(markdown_table(header, rows))
     aucs = [outlier_auc(seed) for seed in range(args.repeats)]
     names = list(aucs[0])

@@ -194,3 +194,27 @@ def test_a_grid_search_over_estimators_gets_finite_scores_and_a_real_choice():
     scores = search.cv_results_["mean_test_score"]
     assert np.all(np.isfinite(scores))
     assert search.best_params_["rho"] == 10.0
+
+
+def test_the_error_scorer_is_minus_the_frobenius_distance_to_held_out_data():
+    from sklearn.pipeline import Pipeline
+
+    from skprivcov.metrics import covariance_error_score
+    from skprivcov.preprocessing import RowNormClipper
+
+    X, held_out = _rows(seed=0), _rows(seed=1)
+    est = GaussianCovariance(rho=1.0, norm_bound=2.0, random_state=0).fit(X)
+    expected = -np.linalg.norm(est.covariance_ - held_out.T @ held_out / len(held_out))
+    assert covariance_error_score(est, held_out) == pytest.approx(expected)
+    centred = clone(est).set_params(assume_centered=False).fit(X)
+    covariance = np.cov(held_out, rowvar=False, bias=True)
+    assert covariance_error_score(centred, held_out) == pytest.approx(
+        -np.linalg.norm(centred.covariance_ - covariance)
+    )
+    # In a pipeline, the held-out rows go through the steps before the release.
+    pipe = Pipeline([("clip", RowNormClipper(norm_bound=1.0)), ("cov", clone(est))])
+    pipe.fit(X)
+    clipped = pipe[0].transform(held_out)
+    assert covariance_error_score(pipe, held_out) == pytest.approx(
+        -np.linalg.norm(pipe[-1].covariance_ - clipped.T @ clipped / len(clipped))
+    )
