@@ -300,7 +300,7 @@ def _spy_parts(monkeypatch):
     ("budget", "radius", "shares"),
     [
         ({"rho": 0.4}, "private", (1 / 8, 1 / 8, 1 / 4, 1 / 2)),
-        ({"rho": 0.4}, "norm_bound", (0, 1 / 8, 1 / 8, 3 / 4)),
+        ({"rho": 0.4}, "norm_bound", (0, 1 / 16, 1 / 16, 7 / 8)),
         ({"epsilon": 2.0}, "private", (1 / 8, 1 / 8, 1 / 8, 5 / 8)),
         ({"epsilon": 2.0, "delta": 0.0}, "norm_bound", (0, 1 / 8, 1 / 8, 3 / 4)),
     ],
@@ -350,12 +350,12 @@ def test_eigenvalue_share_reaches_the_separate_mechanism(monkeypatch):
         rho=0.1, radius="norm_bound", eigenvalue_share=0.3, random_state=0
     ).fit(X)
     assert est.mechanism_ == "separate"
-    assert seen == [(PrivacyCost.zcdp(0.75 * 0.1), 0.3)]
+    assert seen == [(PrivacyCost.zcdp(0.875 * 0.1), 0.3)]
 
 
 def test_final_mechanism_noise_scale_and_input(monkeypatch):
     """The final Gaussian mechanism perturbs exactly the second moment of the rows
-    clipped at τ̃, with σ = 1/(√(3ρ/4)·n) at unit scale (§3.1, §3.6 no radius).
+    clipped at τ̃, with σ = 1/(√(7ρ/8)·n) at unit scale (§3.1, §3.6a no radius).
 
     Unit rows in d = 4 with n large: the threshold search keeps τ̃ = 1 and the
     Gaussian bound wins, so every fit reaches the Gaussian branch.
@@ -384,7 +384,7 @@ def test_final_mechanism_noise_scale_and_input(monkeypatch):
         noise.append((release - target)[upper])
     assert len(captured) == 500
     noise = np.array(noise)
-    sigma = 1.0 / (math.sqrt(0.75 * rho) * n)
+    sigma = 1.0 / (math.sqrt(0.875 * rho) * n)
     # 4.5 standard errors of a standard deviation estimate from this many draws.
     tolerance = 4.5 * math.sqrt(2.0 / (4.0 * noise.size))
     assert tolerance < 0.05

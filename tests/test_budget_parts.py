@@ -84,14 +84,20 @@ EXPECTED_SHARES = [
             ("final", 5 / 8),
         ],
     ),
+    # §3.6a: without the radius step, ρ/16 + ρ/16 + 7ρ/8 (zCDP) ...
     (
         AdaptiveCovariance(rho=0.8, radius="norm_bound"),
+        [("trace bound", 1 / 16), ("threshold search", 1 / 16), ("final", 7 / 8)],
+    ),
+    # ... and ε/8 + ε/8 + 3ε/4 (pure, §3.8).
+    (
+        AdaptiveCovariance(epsilon=2.0, radius="norm_bound"),
         [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
     ),
     # radius="auto" on few rows (§3.6a): the radius step is skipped.
     (
         AdaptiveCovariance(rho=0.8),
-        [("trace bound", 1 / 8), ("threshold search", 1 / 8), ("final", 3 / 4)],
+        [("trace bound", 1 / 16), ("threshold search", 1 / 16), ("final", 7 / 8)],
     ),
     (
         # §3.9: on these rows the noise is well below the trace: AdaptiveCov
@@ -99,9 +105,9 @@ EXPECTED_SHARES = [
         AutoCovariance(rho=0.8),
         [
             ("trace estimate", 1 / 16),
-            ("trace bound", 15 / 128),
-            ("threshold search", 15 / 128),
-            ("final", 45 / 64),
+            ("trace bound", 15 / 256),
+            ("threshold search", 15 / 256),
+            ("final", 105 / 128),
         ],
     ),
     (

@@ -31,8 +31,8 @@ class AdaptiveCovariance(BasePrivateCovariance):
     radius : {{"auto", "private", "norm_bound"}}, default="auto"
         "private" runs PrivRadius for a private dyadic bound r̃ on the row
         norms. "norm_bound" skips it (r̃ = ``norm_bound``); the final mechanism
-        then gets 3/4 of the budget instead of 1/2 (the split of the authors'
-        code, see Notes), and the threshold search still starts at the bound.
+        then gets 7/8 of a zCDP budget (3/4 of a pure one) instead of 1/2
+        (see Notes), and the threshold search still starts at the bound.
         "auto" decides by a public rule on (n, d, budget, ``beta``)
         (docs/algorithms.rst §3.6a, ``mechanisms.radius_step_runs``): it runs
         PrivRadius only when the rows it may leave above r̃ (up to 3α,
@@ -88,8 +88,9 @@ class AdaptiveCovariance(BasePrivateCovariance):
     ε-DP. {neighbours} Budget (zCDP, docs/algorithms.rst §3.6): PrivRadius ε = √ρ/2
     (ρ/8), Gaussian trace bound ρ/8 (sensitivity r̃²/n), AboveThreshold
     ε = √(ρ/2) (ρ/4) on queries n(Bias − Noise)/r̃² of sensitivity < 1 (buckets
-    aligned to r̃), final mechanism ρ/2; without the radius step ρ/8 + ρ/8 +
-    3ρ/4. Pure (§3.8): ε/8 + ε/8 + ε/8 + 5ε/8, or ε/8 + ε/8 + 3ε/4. The
+    aligned to r̃), final mechanism ρ/2; without the radius step ρ/16 + ρ/16 +
+    7ρ/8 (§3.6a: the authors' code spends ρ/8 + ρ/8 + 3ρ/4; the smaller
+    decision shares measured better, ``benchmarks/bench_adaptive.py``). Pure (§3.8): ε/8 + ε/8 + ε/8 + 5ε/8, or ε/8 + ε/8 + 3ε/4. The
     noise-bound proxies depend only on public values and the private trace
     bound. PrivRadius is a reconstruction that meets the guarantees of DLY22
     Lemma 9 (docs/algorithms.rst §2, risk R3). The statistics pass reads the row
@@ -103,9 +104,9 @@ class AdaptiveCovariance(BasePrivateCovariance):
     >>> X = 0.01 * rng.uniform(-0.5, 0.5, size=(20000, 3))  # tiny norms
     >>> est = AdaptiveCovariance(rho=1.0, random_state=0).fit(X)
     >>> print(*est.privacy_parts_, sep="\\n")  # n too small to run PrivRadius
-    trace bound: 0.125-zCDP
-    threshold search: 0.125-zCDP
-    final: 0.75-zCDP
+    trace bound: 0.0625-zCDP
+    threshold search: 0.0625-zCDP
+    final: 0.875-zCDP
     >>> # Norms far inside the bound: ask for the private radius explicitly.
     >>> est = AdaptiveCovariance(rho=1.0, radius="private", random_state=0).fit(X)
     >>> est.threshold_ < 0.05

@@ -109,9 +109,9 @@ class AutoCovariance(BasePrivateCovariance):
     'adaptive'
     >>> print(*est.privacy_parts_, sep="\\n")
     trace estimate: 0.0625-zCDP
-    trace bound: 0.117188-zCDP
-    threshold search: 0.117188-zCDP
-    final: 0.703125-zCDP
+    trace bound: 0.0585938-zCDP
+    threshold search: 0.0585938-zCDP
+    final: 0.820312-zCDP
     """
 
     _parameter_constraints: dict = {
