@@ -90,7 +90,8 @@ class AdaptiveCovariance(BasePrivateCovariance):
     ε = √(ρ/2) (ρ/4) on queries n(Bias − Noise)/r̃² of sensitivity < 1 (buckets
     aligned to r̃), final mechanism ρ/2; without the radius step ρ/16 + ρ/16 +
     7ρ/8 (§3.6a: the authors' code spends ρ/8 + ρ/8 + 3ρ/4; the smaller
-    decision shares measured better, ``benchmarks/bench_adaptive.py``). Pure (§3.8): ε/8 + ε/8 + ε/8 + 5ε/8, or ε/8 + ε/8 + 3ε/4. The
+    decision shares measured better, ``benchmarks/bench_adaptive.py``).
+    Pure (§3.8): ε/8 + ε/8 + ε/8 + 5ε/8, or ε/8 + ε/8 + 3ε/4. The
     noise-bound proxies depend only on public values and the private trace
     bound. PrivRadius is a reconstruction that meets the guarantees of DLY22
     Lemma 9 (docs/algorithms.rst §2, risk R3). The statistics pass reads the row
