@@ -54,9 +54,7 @@ def grid_search(label, seed, scoring=None):
         {"cov": candidates[:-1], "cov__norm_bound": [0.5, 1.0], "cov__rho": [0.1, 1.0]},
         {"cov": candidates[-1:]},
     ]
-    search = GridSearchCV(
-        Pipeline([("cov", candidates[0])]), grid, scoring=scoring
-    )
+    search = GridSearchCV(Pipeline([("cov", candidates[0])]), grid, scoring=scoring)
     search.fit(train)
     scores = search.cv_results_["mean_test_score"]
     target = test.T @ test / len(test)

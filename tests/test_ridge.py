@@ -430,3 +430,95 @@ def test_cv_same_seed_same_result_and_default_estimator():
     np.testing.assert_array_equal(first.coef_, again.coef_)
     assert first.privacy_spent_ == PrivacyCost.zcdp(0.1)
     assert first.release_.source.startswith("3 disjoint fold releases by Gaussian")
+
+
+# --- alpha="auto": the penalty set from the privacy level (docs/algorithms.rst §16)
+
+
+def _auto_alpha(n, d, rho, X_norm_bound):
+    """2α = ℓ/2 (c = 1/2), ℓ = B_x²·2·min(2√D/(√ρ n), 1/D): the release of the
+    bounded rows [x/B_x, y'] (D = d + 1 columns, norm bound √2; the constant
+    column of an intercept is not counted) and its Gaussian noise level (§3.1,
+    §15), in the units of X."""
+    columns = d + 1
+    level = min(2 * np.sqrt(columns) / (np.sqrt(rho) * n), 1 / columns)
+    return 0.5 * X_norm_bound**2 * 2 * level / 2
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_auto_alpha_is_the_public_formula(fit_intercept):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(500, 4)), rng.normal(size=500)
+    model = PrivateRidge(
+        estimator=GaussianCovariance(rho=2.0),
+        X_norm_bound=3.0,
+        fit_intercept=fit_intercept,
+        random_state=0,
+    ).fit(X, y)
+    assert model.alpha == "auto"  # the default
+    assert model.alpha_ == pytest.approx(_auto_alpha(500, 4, 2.0, 3.0))
+    # Other data of the same shape: the same penalty (no value is read).
+    other = clone(model).fit(10 * rng.uniform(size=(500, 4)), rng.uniform(size=500))
+    assert other.alpha_ == model.alpha_
+    # Four times the budget: half the noise, half the penalty.
+    richer = clone(model).set_params(estimator=GaussianCovariance(rho=8.0)).fit(X, y)
+    assert richer.alpha_ == pytest.approx(model.alpha_ / 2)
+
+
+def test_auto_alpha_from_a_given_release_reads_its_noise_level(columns):
+    release = _release(columns, rho=1.0)
+    model = PrivateRidge(covariance=release).fit()
+    assert model.alpha_ == pytest.approx(0.5 * release.eigenvalue_floor_ / 2)
+    as_value = CovarianceRelease.from_estimator(release)
+    assert as_value.noise_level == release.eigenvalue_floor_
+    assert PrivateRidge(covariance=as_value).fit().alpha_ == model.alpha_
+    with pytest.raises(ValueError, match="does not state"):
+        PrivateRidge(covariance=release.covariance_, fit_intercept=False).fit()
+    # A number still works with an array.
+    PrivateRidge(covariance=release.covariance_, alpha=0.1, fit_intercept=False).fit()
+
+
+def test_auto_alpha_of_the_cv_search_is_a_multiple_of_the_pooled_formula():
+    from skprivcov.linear_model._ridge_cv import AUTO_FACTORS
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(600, 3))
+    y = X @ np.array([1.0, -0.5, 0.0]) + rng.normal(size=600)
+    model = PrivateRidgeCV(
+        estimator=GaussianCovariance(rho=1.0),
+        X_norm_bound=4.0,
+        y_bound=5.0,
+        random_state=0,
+    ).fit(X, y)
+    # Three folds of 200 rows pooled with weights 1/3: noise level / √3.
+    base = _auto_alpha(200, 3, 1.0, 4.0) / np.sqrt(3)
+    assert any(model.alpha_ == pytest.approx(f * base) for f in AUTO_FACTORS)
+    np.testing.assert_allclose(
+        model.cv_results_["param_alpha"], np.array(AUTO_FACTORS) * base
+    )
+
+
+def test_auto_alpha_beats_a_small_fixed_alpha_at_a_small_budget():
+    """Diabetes-like: few rows, ρ = 0.5. The penalty from the noise level keeps
+    the model from fitting the noise (issue 20: alpha=1e-3 was up to 1.4×
+    worse than predicting the mean)."""
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1).max()
+    train, test = slice(0, 330), slice(330, None)
+
+    def mse(alpha, seed):
+        model = PrivateRidge(
+            alpha=alpha,
+            estimator=GaussianCovariance(rho=0.5),
+            y_bound=(0, 400),
+            random_state=seed,
+        ).fit(X[train], y[train])
+        return np.mean((model.predict(X[test]) - y[test]) ** 2)
+
+    auto = np.mean([mse("auto", s) for s in range(10)])
+    small = np.mean([mse(1e-3, s) for s in range(10)])
+    mean_only = np.mean([mse(1e12, s) for s in range(10)])
+    assert auto < 0.8 * small
+    assert auto <= mean_only

@@ -50,6 +50,12 @@ class CovarianceRelease:
     source : str, default="array"
         Who made the release (an estimator and its public parameters).
 
+    noise_level : float >= 0, default=None
+        The public spectral noise level of the release in its units, if known
+        (the ``eigenvalue_floor_`` of the estimator that made it; see
+        docs/algorithms.rst §15). ``PrivateRidge(alpha="auto")`` sets its
+        penalty from it (§16).
+
     Attributes
     ----------
     covariance : ndarray of shape (n_columns, n_columns)
@@ -75,6 +81,7 @@ class CovarianceRelease:
     privacy_spent: PrivacyCost | None = None
     n_samples: int | None = None
     source: str = "array"
+    noise_level: float | None = None
 
     def __post_init__(self):
         moment = np.asarray(self.second_moment)
@@ -115,6 +122,11 @@ class CovarianceRelease:
                     f"{moment.shape[0]} columns."
                 )
             object.__setattr__(self, "feature_names", names)
+        if self.noise_level is not None:
+            level = float(self.noise_level)
+            if not (np.isfinite(level) and level >= 0):
+                raise ValueError("noise_level must be a finite number >= 0.")
+            object.__setattr__(self, "noise_level", level)
         if self.privacy_spent is not None and not isinstance(
             self.privacy_spent, PrivacyCost
         ):
@@ -155,6 +167,7 @@ class CovarianceRelease:
             privacy_spent=estimator.privacy_spent_,
             n_samples=n_samples,
             source=describe(estimator),
+            noise_level=getattr(estimator, "eigenvalue_floor_", None),
         )
 
     @classmethod
@@ -190,6 +203,13 @@ class CovarianceRelease:
             if with_mean
             else None
         )
+        levels = [release.noise_level for release in releases]
+        # Independent noises averaged with weights w_k: variances add (w_k²).
+        noise_level = (
+            None
+            if any(level is None for level in levels)
+            else float(np.sqrt(np.sum((weights * np.asarray(levels)) ** 2)))
+        )
         return cls(
             second_moment=second_moment,
             mean=mean,
@@ -197,6 +217,7 @@ class CovarianceRelease:
             privacy_spent=privacy_spent,
             n_samples=int(counts.sum()),
             source=source,
+            noise_level=noise_level,
         )
 
     @property
@@ -246,8 +267,20 @@ class CovarianceRelease:
             cross = np.outer(mean, shifts)
             second_moment = second_moment + cross + cross.T + np.outer(shifts, shifts)
             mean = mean + shifts
+        # The noise level scales with the square of a common scale; with
+        # different scales per column it is no longer one number.
+        same = scales.size and np.all(scales == scales[0])
+        noise_level = (
+            None
+            if self.noise_level is None or not same
+            else self.noise_level * float(scales[0]) ** 2
+        )
         return replace(
-            self, second_moment=second_moment, mean=mean, feature_names=feature_names
+            self,
+            second_moment=second_moment,
+            mean=mean,
+            feature_names=feature_names,
+            noise_level=noise_level,
         )
 
     def augmented(self):

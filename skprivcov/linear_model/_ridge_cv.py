@@ -5,14 +5,18 @@ from numbers import Integral
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from skprivcov._random import release_generator
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.linear_model._base import BasePrivateRidge
+from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
 
 __all__ = ["PrivateRidgeCV"]
+
+# alphas="auto": multiples of the penalty set from the privacy level (§16).
+AUTO_FACTORS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def _check_alphas(alphas):
@@ -39,8 +43,13 @@ class PrivateRidgeCV(BasePrivateRidge):
 
     Parameters
     ----------
-    alphas : array-like of float >= 0, default=(1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)
+    alphas : array-like of float >= 0 or "auto", default="auto"
         The candidates, per row (the convention of :class:`PrivateRidge`).
+        "auto": the multiples 1/8, 1/4, …, 8 of the penalty that
+        ``PrivateRidge(alpha="auto")`` sets from the privacy level
+        (docs/algorithms.rst §16), each fold's computed from the public noise
+        level of its training releases; ``alpha_`` is the chosen multiple of
+        the penalty for the pooled release of all folds. Public values only.
 
     cv : int >= 2, default=3
         Number of folds. Every fold release is of fewer rows as ``cv`` grows:
@@ -141,14 +150,14 @@ class PrivateRidgeCV(BasePrivateRidge):
 
     _parameter_constraints: dict = {
         **BasePrivateRidge._parameter_constraints,
-        "alphas": ["array-like"],
+        "alphas": ["array-like", StrOptions({"auto"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
     }
 
     def __init__(
         self,
         *,
-        alphas=(1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0),
+        alphas="auto",
         cv=3,
         fit_intercept=True,
         estimator=None,
@@ -180,7 +189,8 @@ class PrivateRidgeCV(BasePrivateRidge):
         self : object
             The fitted regressor.
         """
-        alphas = _check_alphas(self.alphas)
+        auto = isinstance(self.alphas, str)
+        alphas = np.asarray(AUTO_FACTORS) if auto else _check_alphas(self.alphas)
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
         n_samples, n_features = X.shape
@@ -196,13 +206,27 @@ class PrivateRidgeCV(BasePrivateRidge):
         rng = release_generator(self.random_state)
         rows = self._bounded_rows(X, y)
         folds = np.array_split(rng.permutation(n_samples), self.cv)
-        fold_releases = []
+        fold_releases, fold_noise = [], []
         for fold in folds:
             # Releases must never share noise: fresh entropy per fold, or a
             # seed of its own drawn from the given one.
             seed = None if self.random_state is None else int(rng.integers(2**63))
             estimator = template.set_params(random_state=seed).fit(rows[fold])
             fold_releases.append(self._release_of(estimator, len(fold), target_name))
+            # Public: the noise level of the feature block in the units of X.
+            fold_noise.append(
+                estimator.eigenvalue_floor_ * float(self.X_norm_bound) ** 2
+            )
+
+        def candidates(members):
+            """The alphas for the pool of ``members`` (fold indices)."""
+            if not auto:
+                return alphas
+            counts = np.array([len(folds[j]) for j in members], float)
+            weights = counts / counts.sum()
+            # Independent noises averaged with weights: variances add (§16).
+            noise = np.sqrt(np.sum((weights * np.asarray(fold_noise)[members]) ** 2))
+            return alphas * alpha_from_noise(noise)
 
         features, target = list(range(n_features)), n_features
         losses = np.empty((self.cv, alphas.size))
@@ -210,8 +234,13 @@ class PrivateRidgeCV(BasePrivateRidge):
             training = CovarianceRelease.pooled(
                 fold_releases[:k] + fold_releases[k + 1 :]
             )
+            others = [j for j in range(self.cv) if j != k]
             coefficients, intercepts = fit_ridge_path(
-                training, features, target, alphas, fit_intercept=self.fit_intercept
+                training,
+                features,
+                target,
+                candidates(others),
+                fit_intercept=self.fit_intercept,
             )
             losses[k] = heldout_losses(
                 heldout, features, target, coefficients, intercepts
@@ -225,14 +254,15 @@ class PrivateRidgeCV(BasePrivateRidge):
             privacy_spent=budget,
             source=f"{self.cv} disjoint fold releases by {fold_releases[0].source}",
         )
+        final = candidates(list(range(self.cv)))
         coefficients, intercepts = fit_ridge_path(
-            release, features, target, [alphas[best]], fit_intercept=self.fit_intercept
+            release, features, target, [final[best]], fit_intercept=self.fit_intercept
         )
-        self.alpha_ = float(alphas[best])
+        self.alpha_ = float(final[best])
         self.best_score_ = float(mean_scores[best])
         self.cv_results_ = {
-            "params": [{"alpha": float(alpha)} for alpha in alphas],
-            "param_alpha": alphas.copy(),
+            "params": [{"alpha": float(alpha)} for alpha in final],
+            "param_alpha": np.array(final, dtype=float),
             **{f"split{k}_test_score": scores[k] for k in range(self.cv)},
             "mean_test_score": mean_scores,
             "std_test_score": scores.std(axis=0),

@@ -341,6 +341,7 @@ _ENTRIES = (
         published={
             "coef_": "post-processing of the release",
             "intercept_": "post-processing of the release",
+            "alpha_": "alpha, or the public noise level's penalty (§16)",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
             **_MODEL_PUBLIC,
