@@ -41,11 +41,16 @@ def choose_mechanism(n_samples, n_features, budget, trace):
         zCDP budget; under a pure one, AdaptiveCov for ``trace`` below
         ``ADAPTIVE_BELOW`` and the nuclear-Laplace mechanism above.
     """
-    if noise_level(n_samples, n_features, budget) > NOTHING_ABOVE * trace:
+    if _nothing_beats(n_samples, n_features, budget, trace):
         return "zero"
     if budget.notion == "zcdp" or trace < ADAPTIVE_BELOW:
         return "adaptive"
     return "nuclear-laplace"
+
+
+def _nothing_beats(n_samples, n_features, budget, trace):
+    """Whether releasing nothing is expected to beat any mechanism (§3.9)."""
+    return noise_level(n_samples, n_features, budget) > NOTHING_ABOVE * trace
 
 
 @fill_shared_docs
@@ -78,6 +83,10 @@ class AutoCovariance(BasePrivateCovariance):
 
     mechanism_ : {{"zero", "adaptive", "nuclear-laplace"}}
         The mechanism chosen (a function of private outputs and public values).
+        With ``assume_centered=False`` the choice is made from the trace of
+        the second moment, which includes the squared mean: on data whose
+        spread is small next to their mean it may release a noisy covariance
+        where nothing would be better (see docs/choosing.rst).
 
     trace_estimate_ : float
         The private estimate of the trace of the second moment (of the
@@ -156,9 +165,9 @@ class AutoCovariance(BasePrivateCovariance):
     def _release(self, data, budget, rng):
         bound = float(self.norm_bound)
         trace_part, rest = split_budget("auto", budget)
-        # β = 1/2: an estimate, not a bound (no upward shift under Laplace).
+        # An estimate, not a bound: no upward shift (β = None).
         estimate, _ = private_trace_upper_bound(
-            data.target(bound).trace, data.n_samples, trace_part.cost, 0.5, rng
+            data.target(bound).trace, data.n_samples, trace_part.cost, None, rng
         )
         if data.augmented:  # tr M = ½ tr S + ½ for the augmented rows (§8.2)
             estimate = max(

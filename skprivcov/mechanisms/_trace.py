@@ -36,8 +36,9 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
         n (public).
     budget : PrivacyCost
         Spent in full.
-    beta : float in (0, 1)
-        Failure probability of the upper bound (utility only).
+    beta : float in (0, 1) or None
+        Failure probability of the upper bound (utility only). None: no
+        shift, an unbiased estimate (before the clipping to [0, ceiling]).
     rng : numpy.random.Generator
     ceiling : float, default=1.0
         Public upper bound on tr Σ.
@@ -51,10 +52,10 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     if budget.notion == "zcdp":
         sigma = gaussian_scale(sensitivity, budget.rho)
         noise = sigma * rng.standard_normal()
-        shift = sigma * math.sqrt(2.0 * math.log(1.0 / beta))
+        shift = 0.0 if beta is None else sigma * math.sqrt(2.0 * math.log(1.0 / beta))
     else:
         scale = laplace_scale(sensitivity, budget.parameter)
         noise = scale * rng.laplace()
-        shift = scale * math.log(1.0 / (2.0 * beta))
+        shift = 0.0 if beta is None else scale * math.log(1.0 / (2.0 * beta))
     value = float(Fraction(trace) + Fraction(noise) + Fraction(shift))
     return min(max(value, 0.0), ceiling), budget
