@@ -498,3 +498,24 @@ def test_accountant_is_charged_the_budget_once():
 def test_sampler_refuses_concentrations_without_an_envelope(a):
     with pytest.raises(ValueError, match="finite and non-negative"):
         sample_bingham(a, np.random.default_rng(0))
+
+
+def test_the_default_split_of_the_eigenvectors_budget_is_adaptive():
+    """Issue 20: ADK19 Cor. 1's split is the default; on DLY22's trace-1 data
+    (n = 4000, d = 50, ε = 4) it halved the error of the uniform split
+    (0.31 against 0.69 over 5 seeds in benchmarks)."""
+    from skprivcov.datasets import make_zipf_norms
+
+    assert IterativeEigenCovariance().budget_split == "adaptive"
+    X = make_zipf_norms(4000, 50, n_bins=1, random_state=0)
+    target = X.T @ X / len(X)
+
+    def error(split, seed):
+        est = IterativeEigenCovariance(
+            epsilon=4.0, budget_split=split, random_state=seed
+        )
+        return np.linalg.norm(est.fit(X).covariance_ - target)
+
+    adaptive = np.mean([error("adaptive", s) for s in range(3)])
+    uniform = np.mean([error("uniform", s) for s in range(3)])
+    assert adaptive < 0.7 * uniform

@@ -43,7 +43,7 @@ def covariance_error_score(estimator, X, y=None):
     Returns
     -------
     score : float
-        −‖covariance_ − C(X)‖_F, at most 0.
+        −‖``covariance_`` − C(X)‖_F, at most 0.
     """
     if isinstance(estimator, Pipeline):
         if len(estimator) > 1:
