@@ -153,26 +153,39 @@ def test_projected_releases_are_psd(estimator, assume_centered, data):
         assert np.trace(cov) <= 4.0 + 1e-9  # B² · (trace bound ≤ 1)
 
 
-def test_gaussian_release_is_generally_indefinite_at_small_budget(data):
-    cov = GaussianCovariance(rho=1e-4, random_state=0).fit(data).covariance_
-    assert np.linalg.eigvalsh(cov).min() < 0  # the contrast with the PSD estimators
+def test_raw_gaussian_release_is_generally_indefinite_at_small_budget(data):
+    raw = GaussianCovariance(rho=1e-4, projection=None, random_state=0)
+    values = np.linalg.eigvalsh(raw.fit(data).covariance_)
+    assert values.min() < -0.1 * values.max()  # the contrast with the default
+    default = GaussianCovariance(rho=1e-4, random_state=0).fit(data).covariance_
+    assert np.linalg.eigvalsh(default).min() >= -1e-12
 
 
 def test_private_trace_tightens_the_projection():
-    """Data with a small trace: projecting on tr ≤ t̂r beats tr ≤ 1 (§3.7)."""
+    """Data with a small trace: projecting on tr ≤ t̂r beats tr ≤ 1 (§3.7),
+    i.e. ProjectionCovariance beats GaussianCovariance's default projection."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 20))
     X *= 0.05 / np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
     target = X.T @ X / len(X)
-    errors = {None: [], 0.25: []}
+    errors = {"public": [], "private": []}
     for seed in range(20):
-        for fraction in errors:
-            est = ProjectionCovariance(
-                rho=0.1, trace_fraction=fraction, random_state=seed
-            )
-            errors[fraction].append(np.linalg.norm(est.fit(X).covariance_ - target))
+        for name, est in (
+            ("public", GaussianCovariance(rho=0.1, random_state=seed)),
+            ("private", ProjectionCovariance(rho=0.1, random_state=seed)),
+        ):
+            errors[name].append(np.linalg.norm(est.fit(X).covariance_ - target))
     # Measured: 0.022 without and 0.0052 with the private trace.
-    assert np.mean(errors[0.25]) < 0.5 * np.mean(errors[None])
+    assert np.mean(errors["private"]) < 0.5 * np.mean(errors["public"])
+
+
+def test_projection_without_a_private_trace_is_deprecated(data):
+    """trace_fraction=None is GaussianCovariance() (same noise, same
+    projection): it warns, before anything is spent, and gives that release."""
+    with pytest.warns(FutureWarning, match="GaussianCovariance"):
+        old = ProjectionCovariance(trace_fraction=None, random_state=0).fit(data)
+    new = GaussianCovariance(random_state=0).fit(data)
+    np.testing.assert_allclose(old.covariance_, new.covariance_, atol=1e-15)
 
 
 def test_epsilon_delta_budget_is_calibrated(data):
