@@ -24,17 +24,24 @@ def test_the_rule_under_zcdp(trace, n):
     d, rho = 20, 0.1
     expected = (
         "zero"
-        if _gaussian_noise_level(n, d, rho) > NOTHING_ABOVE * trace
+        if _gaussian_noise_level(n, d, rho) > NOTHING_ABOVE["zcdp"] * trace
         else "adaptive"
     )
     assert choose_mechanism(n, d, PrivacyCost.zcdp(rho), trace) == expected
 
 
 def test_the_rule_under_pure_dp():
+    """Nothing when (π/2)·(2/(nε))·d, the nuclear noise level of §6.4, is
+    above 0.66 × the trace; else AdaptiveCov below trace 0.15, the nuclear
+    mechanism above."""
     budget = PrivacyCost.pure(4.0)
     assert choose_mechanism(100_000, 10, budget, 0.5) == "nuclear-laplace"
     assert choose_mechanism(100_000, 10, budget, ADAPTIVE_BELOW / 2) == "adaptive"
-    assert choose_mechanism(100, 10, PrivacyCost.pure(0.1), 0.5) == "zero"
+    n, d, epsilon = 4000, 200, 0.5
+    level = math.pi / 2 * (2 / (n * epsilon)) * d  # 0.314
+    pure = PrivacyCost.pure(epsilon)
+    assert choose_mechanism(n, d, pure, 1.01 * level / 0.66) != "zero"
+    assert choose_mechanism(n, d, pure, 0.99 * level / 0.66) == "zero"
 
 
 def test_nothing_is_released_when_the_noise_would_dominate():

@@ -1,22 +1,31 @@
 """AutoCovariance: the mechanism chosen for the regime, from public values and
 one cheap private statistic."""
 
+import math
+
 from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
-from skprivcov.mechanisms import noise_level, private_trace_upper_bound, split_budget
+from skprivcov.mechanisms import (
+    noise_level,
+    private_trace_upper_bound,
+    second_moment_nuclear_sensitivity,
+    split_budget,
+)
 from skprivcov.privacy import MCMC_NOISE, BudgetPart
 
-__all__ = ["AutoCovariance", "choose_mechanism"]
+__all__ = ["AutoCovariance", "choice_noise_level", "choose_mechanism"]
 
 # The rule's constants (docs/algorithms.rst §3.9), set from the measurements of
-# benchmarks/bench_auto.py: release nothing when the noise level exceeds this
-# multiple of the trace estimate; under a pure budget, data of trace below this
-# (rows well inside the bound) go to AdaptiveCov, whose threshold search clips
-# them, and the rest to the nuclear-Laplace mechanism.
-NOTHING_ABOVE = 2.0
+# benchmarks/bench_auto.py: release nothing when the noise level of the choice
+# (:func:`choice_noise_level`) exceeds this multiple of the trace estimate (per
+# notion: the levels are of different mechanisms); under a pure budget, data of
+# trace below ADAPTIVE_BELOW (rows well inside the bound) go to AdaptiveCov,
+# whose threshold search clips them, and the rest to the nuclear-Laplace
+# mechanism.
+NOTHING_ABOVE = {"zcdp": 2.0, "pure": 0.66}
 ADAPTIVE_BELOW = 0.15
 
 
@@ -35,9 +44,10 @@ def choose_mechanism(n_samples, n_features, budget, trace):
     Returns
     -------
     mechanism : {"zero", "adaptive", "nuclear-laplace"}
-        "zero" when the noise level of ``budget`` (``mechanisms.noise_level``)
-        is above ``NOTHING_ABOVE`` × ``trace``: then no mechanism's release
-        is expected to beat releasing nothing. Otherwise AdaptiveCov under a
+        "zero" when the noise level of ``budget`` (:func:`choice_noise_level`)
+        is above ``NOTHING_ABOVE[notion]`` × ``trace`` (2 under zCDP, 0.66 under
+        pure DP): then no mechanism's release is expected to beat releasing
+        nothing. Otherwise AdaptiveCov under a
         zCDP budget; under a pure one, AdaptiveCov for ``trace`` below
         ``ADAPTIVE_BELOW`` and the nuclear-Laplace mechanism above.
     """
@@ -48,9 +58,24 @@ def choose_mechanism(n_samples, n_features, budget, trace):
     return "nuclear-laplace"
 
 
+def choice_noise_level(n_samples, n_features, budget):
+    """The noise level the choice compares with the trace (§3.9).
+
+    Under zCDP, ``mechanisms.noise_level`` (the Gaussian mechanism's
+    ‖Z‖_op ≈ 2√d·σ). Under pure DP, the symmetric nuclear-Laplace noise's
+    ‖Z‖_op ≈ (π/2)·r·d, r = Δ_*/ε with Δ_* = 2/n (docs/algorithms.rst §6.4),
+    about 2√d/π times smaller than the Laplace mechanism's. Public values only.
+    """
+    if budget.notion == "zcdp" or budget.parameter == 0:
+        return noise_level(n_samples, n_features, budget)
+    radius = second_moment_nuclear_sensitivity(n_samples) / budget.parameter
+    return math.pi / 2 * radius * n_features
+
+
 def _nothing_beats(n_samples, n_features, budget, trace):
     """Whether releasing nothing is expected to beat any mechanism (§3.9)."""
-    return noise_level(n_samples, n_features, budget) > NOTHING_ABOVE * trace
+    level = choice_noise_level(n_samples, n_features, budget)
+    return level > NOTHING_ABOVE[budget.notion] * trace
 
 
 @fill_shared_docs
