@@ -60,12 +60,12 @@ N_SEEDS = 3  # releases averaged per point
 # %%
 # The two sets of mechanisms
 # --------------------------
-# ``AdaptiveCovariance`` normally spends part of its budget on a private radius
-# of the data. In both datasets the largest row norm is exactly 1, the public
-# bound (a public property of the generator), so the radius step would learn
-# nothing new: we skip it with ``radius="norm_bound"``, and the final mechanism
-# gets 3/4 of the budget instead of 1/2 (see ``docs/adaptive.rst``). On data of
-# unknown scale, keep the default ``radius="private"``.
+# ``AdaptiveCovariance`` can spend part of its budget on a private radius of
+# the data. Its default ``radius="auto"`` skips that step at these sizes by a
+# public rule (n = 4000 is far too few rows at ρ = 0.1 for the radius to be
+# reliable), and the final mechanism gets 7/8 of the budget (see
+# ``docs/adaptive.rst``); we say ``radius="norm_bound"`` to make that explicit:
+# in both datasets the largest row norm is exactly 1, the public bound.
 ZCDP = {
     "GaussianCovariance": lambda seed: GaussianCovariance(rho=RHO, random_state=seed),
     "SeparateCovariance": lambda seed: SeparateCovariance(rho=RHO, random_state=seed),
@@ -123,11 +123,12 @@ def print_table(title, results, dimensions=DIMENSIONS):
 # ``GaussianCovariance`` (DLY22's GaussCov) adds one symmetric Gaussian matrix
 # to Σ; its Frobenius error grows like d/(√ρ n). ``SeparateCovariance``
 # (SeparateCov) privatises the eigenvalues and the eigenvectors separately, and
-# its error grows more slowly with d. ``ProjectionCovariance`` projects GaussCov
-# onto {PSD, trace ≤ 1}, a set that contains Σ, so it is never further from Σ
-# than GaussCov with the same noise. ``AdaptiveCovariance`` (AdaptiveCov)
-# picks a clipping threshold privately and then runs GaussCov or SeparateCov,
-# whichever its error bound favours.
+# its error grows more slowly with d. Every release is projected onto
+# {PSD, trace ≤ 1}, a set that contains Σ, so it is never further from Σ than
+# the raw mechanism with the same noise; ``ProjectionCovariance`` projects
+# GaussCov onto {PSD, trace ≤ t̂r} with a private trace bound t̂r instead.
+# ``AdaptiveCovariance`` (AdaptiveCov) picks a clipping threshold privately and
+# then runs GaussCov or SeparateCov, whichever its error bound favours.
 zcdp_unit, first_unit = sweep(ZCDP, n_bins=1)
 zcdp_skewed, first_skewed = sweep(ZCDP, n_bins=4)
 print(f"n = {N_SAMPLES}, ρ = {RHO}, mean of {N_SEEDS} releases per cell")
@@ -215,59 +216,61 @@ plt.show()
 # %%
 # Reading the figure
 # ------------------
-# **Unit norms, zCDP (left).** This is DLY22's finding: GaussCov is a little
-# more accurate than SeparateCov at small d (its error is 10–24% lower up to
-# d = 50), and SeparateCov is much more accurate at large d (three times at
-# d = 200), because GaussCov's error grows linearly in d. The projection
-# mechanism is never worse than GaussCov, and is the most accurate up to
-# d = 50 (tied with GaussCov at d = 10). AdaptiveCov stays within 16% of the
-# better of GaussCov and SeparateCov at every d: the printed choices show it
-# picked GaussCov up to d = 100 and SeparateCov at d = 200. Its price is the
-# budget it spends on its private decisions, and, at d = 100, where
-# SeparateCov was already the better one, a choice that cost it 11%.
+# **Unit norms, zCDP (left).** This is DLY22's finding, with every release
+# projected onto {PSD, trace ≤ 1} (the library's default): GaussCov is the most
+# accurate up to d = 50 (its error 21–28% below SeparateCov's), the two are
+# tied at d = 100, and SeparateCov is more accurate at d = 200 (by 1.3 times),
+# because GaussCov's error grows linearly in d. The projection mechanism with
+# a private trace bound is 5–8% behind GaussCov here: on trace-1 data the
+# bound learns nothing and costs 1/8 of the budget. AdaptiveCov stays within
+# 10% of the better of GaussCov and SeparateCov at every d: the printed
+# choices show it picked GaussCov up to d = 100 and SeparateCov at d = 200.
+# Its price is the budget it spends on its private decisions (1/8).
 #
 # **Skewed norms, zCDP (middle).** The public bound is 1 but most rows have norm
 # 1/8, so ‖Σ‖_F is small and noise calibrated to the bound swamps it. GaussCov
-# and the projection mechanism are worse than releasing zero from d = 50 on,
-# and SeparateCov at d = 200. AdaptiveCov clips the rows at a private threshold
-# (τ = 0.5 here): half the public bound, so a quarter of the noise scale.
-# It is the most accurate from d = 25 on, by a factor of 1.1 to 2.6 over
-# SeparateCov, and stays well below the zero line. At d = 10 the four
-# mechanisms are within 12% of each other.
+# is worse than releasing zero from d = 50 on, and SeparateCov at d = 200; the
+# private trace bound keeps the projection mechanism below the zero line.
+# AdaptiveCov clips the rows at a private threshold (τ = 0.5 here): half the
+# public bound, so a quarter of the noise scale. It is the most accurate from
+# d = 25 on, by a factor of 1.1 to 1.5 over the next best, and stays well
+# below the zero line. At d = 10 the four mechanisms are within 3% of each
+# other.
 #
 # **Pure DP (right).** On the same zCDP footing all pure mechanisms are less
 # accurate than the zCDP ones: pure ε-DP is the stronger guarantee, and it
 # costs accuracy. Among them dON's nuclear-norm mechanism is the most accurate
-# at every d, by a factor of 2.8 to 3.9 over the next best. Its caveat:
+# at every d, by a factor of 2.5 to 3 over the next best. Its caveat:
 # part of its noise (the normalised spectrum) is drawn by a Markov chain, so
 # pure ε-DP holds for the exact noise law, and for the noise actually drawn
 # only up to that chain's sampling error, which is not certified
-# (``docs/nuclear.rst``). Of the exactly sampled mechanisms, LapCov is the best
-# at d = 10 and SeparateLapCov from d = 25 on; LapCov's error, like GaussCov's,
-# grows fast with d. From d = 50 on, none of the exactly sampled mechanisms
-# beats releasing zero at this budget. ADK19's EMCov is the least accurate at
-# d ≤ 25 and above the zero line from d = 25 on: on these trace-1 data its
-# eigenvectors are mostly noise; its strength is data of small trace
-# (``docs/iterative.rst``).
+# (``docs/nuclear.rst``). Of the exactly sampled mechanisms, LapCov (projected)
+# is the best at every d here; its error, like GaussCov's, grows fast with d,
+# and from d = 100 on none of the exactly sampled mechanisms beats releasing
+# zero at this budget. ADK19's EMCov is the least accurate and above the zero
+# line from d = 25 on: on these trace-1 data its eigenvectors are mostly
+# noise; its strength is data of small trace (``docs/iterative.rst``).
 #
 # A decision list
 # ---------------
-# From what this figure shows, and only for the regimes it covers:
+# When unsure, use ``AutoCovariance``: it makes this choice itself from a
+# private trace estimate and public values (``docs/choosing.rst`` has the
+# measured table over DLY22's settings and the bundled datasets). By hand,
+# from what this figure shows, and only for the regimes it covers:
 #
 # 1. Compare with ``ZeroCovariance`` first: if every curve is above the zero
 #    line in your regime, the budget is too small for your n and d, whatever
 #    the mechanism.
 # 2. Rows that fill the public bound (norms near it) and small d:
-#    ``ProjectionCovariance`` (or ``GaussianCovariance``, to which it never
-#    loses).
+#    ``GaussianCovariance`` (its release is projected onto {PSD, trace ≤ B²}
+#    by default; ``ProjectionCovariance`` adds a private trace bound, which
+#    helps when the trace is well below B²).
 # 3. Rows that fill the bound and large d (here from d ≈ 100, clearly at
 #    d = 200, with n = 4000 and ρ = 0.1): ``SeparateCovariance``.
-# 4. Norms well inside the bound or skewed, or a regime you do not know:
-#    ``AdaptiveCovariance``. Here it was the best on skewed norms from d = 25
-#    on, and within 16% of the better of GaussCov and SeparateCov on unit
-#    norms.
+# 4. Norms well inside the bound or skewed: ``AdaptiveCovariance``. Here it
+#    was the best on skewed norms from d = 25 on, and within 10% of the better
+#    of GaussCov and SeparateCov on unit norms.
 # 5. Pure ε-DP: ``NuclearLaplaceCovariance``, if a guarantee for the exact
 #    noise law is acceptable. If the pure claim must hold to the letter,
-#    ``LaplaceCovariance`` at small d and ``SeparateCovariance(epsilon=...)``
-#    at larger d, after checking item 1: here neither beat the zero matrix
-#    from d = 50 on.
+#    ``LaplaceCovariance``, after checking item 1: here no exactly sampled
+#    mechanism beat the zero matrix from d = 100 on.

@@ -62,9 +62,10 @@ print(f"digits: n = {X.shape[0]}, d = {X.shape[1]}, public norm bound {NORM_BOUN
 # %%
 # Every mechanism at every budget
 # -------------------------------
-# ``AdaptiveCovariance`` keeps its default private radius: digit images are far
-# from the all-white image that the bound allows, and the radius step looks,
-# privately, for a smaller radius that still holds most rows.
+# Every estimator at its defaults. ``AdaptiveCovariance``'s default
+# ``radius="auto"`` skips the private radius at this n (a public rule: with
+# 1797 rows the radius would collapse at these budgets), and its threshold
+# search still clips privately below the bound where that pays.
 common = {"norm_bound": NORM_BOUND, "assume_centered": False}
 ZCDP = {
     "GaussianCovariance": GaussianCovariance,
@@ -198,28 +199,26 @@ print(calibrated.fit(X).privacy_spent_)
 # ------------------
 # **Nothing beats the zero matrix below ρ = 10 here.** At ρ = 1 the best
 # release (SeparateCov) is still 16% further from Σ than the zero matrix; at
-# ρ = 10 the separate, adaptive and projection mechanisms fall below the line,
-# and at ρ = 100 every zCDP mechanism has an error between 0.29 and 0.36. The
-# table shows what that costs: ρ = 10 is ε ≈ 32 at δ = 1e-6, a weak
-# guarantee. Three facts of this dataset make it hard. It has only n = 1797
-# rows, and the noise of every mechanism scales as B²/n. The public bound
-# B = 128 is a worst case that digit images are far from: their covariance has
-# a trace of only 7% of B². And the centred covariance is small next to the
-# mean (‖mean‖² is 8 times ‖Σ‖_F), which is released from the same second
-# moment and subtracted.
+# ρ = 10 every zCDP mechanism falls below the line (the projection mechanism
+# with its private trace bound first), and at ρ = 100 they all have an error
+# between 0.27 and 0.32. The table shows what that costs: ρ = 10 is ε ≈ 32 at
+# δ = 1e-6, a weak guarantee. Three facts of this dataset make it hard. It has
+# only n = 1797 rows, and the noise of every mechanism scales as B²/n. The
+# public bound B = 128 is a worst case that digit images are far from: their
+# covariance has a trace of only 7% of B². And the centred covariance is small
+# next to the mean (‖mean‖² is 8 times ‖Σ‖_F), which is released from the same
+# second moment and subtracted.
 #
-# **zCDP.** AdaptiveCov is the only mechanism that does no harm at the smallest
-# budget. At ρ = 0.01 its private radius search settles on a negligible radius
-# (``radius_`` ≈ 1e-75 above), so every row is clipped to almost nothing and
-# the release is essentially the zero matrix: error 1.0, the best on offer at
-# that budget. At ρ = 0.1 it is again the most accurate, with a private radius
-# of 64 that clips the larger images, though above the zero line. From ρ = 1
-# on, its radius is the public bound. SeparateCov is the most accurate at ρ = 1
-# and 10: as on the skewed-norm data of
-# :ref:`sphx_glr_auto_examples_plot_choosing_a_mechanism.py`, the data
-# are small next to the bound, and there SeparateCov beats GaussCov by far. At
-# ρ = 100 the noise is small, and the projection mechanism is the most
-# accurate.
+# **zCDP.** AdaptiveCov does the least harm at the smallest budgets (2.4 and
+# 1.4 times the zero matrix's error at ρ = 0.01 and 0.1, against 4 to 13 for
+# the others): its threshold search clips at 64 at ρ = 0.01, and its final
+# release is projected onto a private trace bound. It is still above the zero
+# line there; ``AutoCovariance`` and AdaptiveCov choose from the trace of the
+# second moment, which the mean dominates here (``docs/choosing.rst``). Before
+# issue 20 the private radius collapsed at these budgets and AdaptiveCov
+# released about zero, which on this dataset happened to be the best on offer.
+# SeparateCov is the most accurate at ρ = 1, the projection mechanism at
+# ρ = 10 and 100.
 #
 # **Pure ε-DP, at the same zCDP guarantee.** No pure mechanism beats the zero
 # matrix up to ε = 14. dON's nuclear-norm mechanism is the most accurate up to
@@ -228,10 +227,11 @@ print(calibrated.fit(X).privacy_spent_)
 # SeparateLapCov is the most accurate from ρ = 10 on, but stays above the zero
 # line (1.47 and 1.25): its eigenvalues are accurate by then, but its
 # eigenvectors come from a LapCov release whose noise is still large (LapCov's
-# own error is 17 at ε = 14: its ℓ1 sensitivity grows with d).
+# own error is 10 at ε = 14: its ℓ1 sensitivity grows with d).
 #
-# ADK19's EMCov (``IterativeEigenCovariance``) has an error between 53 and 57
-# at every budget shown, and its private mean is off by about 100% at ρ = 1.
+# ADK19's EMCov (``IterativeEigenCovariance``) has an error of 49 up to ρ = 1
+# (10 and 1.4 at ρ = 10 and 100), and its private mean is off by about 100%
+# at ρ = 1.
 # With ``assume_centered=False`` it releases the second moment of the rows
 # augmented with a constant, whose top eigenvector carries the mean. EMCov
 # spends half of ε on the eigenvalues and splits the other half among the 65
