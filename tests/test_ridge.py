@@ -522,3 +522,18 @@ def test_auto_alpha_beats_a_small_fixed_alpha_at_a_small_budget():
     mean_only = np.mean([mse(1e12, s) for s in range(10)])
     assert auto < 0.8 * small
     assert auto <= mean_only
+
+
+def test_the_own_release_is_raw_unless_the_projection_is_the_mechanisms():
+    """The solver projects the joint block (docs/ridge.rst), so the release it
+    makes is the raw one; the nuclear mechanism's projection is part of its
+    mechanism (dON Alg. 2, a private radius needs it) and is kept."""
+    from skprivcov import NuclearLaplaceCovariance
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(300, 3)), rng.normal(size=300)
+    model = PrivateRidge(random_state=0).fit(X, y)
+    assert model.estimator_.projection is None
+    nuclear = NuclearLaplaceCovariance(trace_bound="private", n_sweeps=5)
+    model = PrivateRidge(estimator=nuclear, random_state=0).fit(X, y)
+    assert model.estimator_.projection == "psd-trace"

@@ -7,7 +7,12 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
+from skprivcov._constraints import (
+    NORM_BOUND,
+    NORM_BOUND_RANGE,
+    PROJECTION,
+    RELEASE_SEED,
+)
 from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._validation import as_numeric, check_input, check_public, check_target
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
@@ -59,15 +64,18 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         """A fresh covariance estimator for the bounded rows [x, y'] (never the
         user's instance): norm bound √2, the constant column iff an intercept."""
         estimator = default_estimator() if self.estimator is None else self.estimator
-        return clone(estimator).set_params(
-            norm_bound=ROW_NORM_BOUND,
-            assume_centered=not self.fit_intercept,
+        estimator = clone(estimator).set_params(
+            norm_bound=ROW_NORM_BOUND, assume_centered=not self.fit_intercept
+        )
+        if estimator._parameter_constraints.get("projection") is PROJECTION:
             # The solver projects the joint (features, target) block itself
             # (docs/ridge.rst); projecting the whole release onto the trace
             # ball first shrank every eigenvalue at small ρ and raised the
             # test error on diabetes (e.g. 5606 against 5298 at ρ = 0.01).
-            projection=None,
-        )
+            # (A mechanism whose projection is its own, as the nuclear one's,
+            # keeps it.)
+            estimator.set_params(projection=None)
+        return estimator
 
     def _charge(self, template, **details):
         """Spend what the release(s) will cost, once, before any value of

@@ -104,8 +104,9 @@ array-like of shape (n_columns, n_columns) or None, default=None
         second moment of the bounded rows; its budget is spent, from its
         accountant if it has one (charged once, before any value of X or y is
         read). PrivateRidge fits a clone with ``norm_bound=√2``,
-        ``assume_centered=not fit_intercept``, ``projection=None`` (the
-        solver projects the joint block itself) and its own ``random_state``. None: a
+        ``assume_centered=not fit_intercept``, its own ``random_state`` and
+        ``projection=None`` (the solver projects the joint block itself; the
+        nuclear mechanism keeps its own projection). None: a
         :class:`~skprivcov.GaussianCovariance` with its default budget
         (ρ = 0.1): in our measurements (docs/ridge.rst) its test error was
         the lowest or tied for it among the Gaussian, separate, adaptive and
