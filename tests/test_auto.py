@@ -11,6 +11,7 @@ from skprivcov.covariance._auto import (
     NOTHING_ABOVE,
     choose_mechanism,
 )
+from skprivcov.mechanisms import private_trace_upper_bound
 from skprivcov.privacy import MCMC_NOISE, PrivacyCost, compose_parts
 
 
@@ -84,3 +85,40 @@ def test_the_trace_estimate_is_in_units_of_the_data():
 def test_a_pure_budget_carries_the_nuclear_caveat():
     assert MCMC_NOISE in AutoCovariance(epsilon=1.0).fit_cost().caveats
     assert MCMC_NOISE not in AutoCovariance(rho=1.0).fit_cost().caveats
+
+
+def test_a_noisy_trace_estimate_leans_towards_releasing_nothing():
+    """The choice of nothing compares the noise level with the estimate minus
+    its public deviation (§3.9): the same estimate, made noisier, tips it."""
+    n, d, budget = 1000, 10, PrivacyCost.zcdp(0.5)
+    level = _gaussian_noise_level(n, d, 0.5)
+    trace = 0.6 * level  # κ·0.6ℓ = 1.2ℓ > ℓ: a mechanism if the estimate is exact
+    assert choose_mechanism(n, d, budget, trace) == "adaptive"
+    assert choose_mechanism(n, d, budget, trace, trace_deviation=0.2 * level) == "zero"
+
+
+def test_the_deviation_of_the_trace_estimate_is_the_mechanisms():
+    from skprivcov.covariance._auto import estimate_deviation
+
+    # Gaussian: σ = (1/n)/√(2ρ); Laplace: √2·(1/n)/ε (§3.5, §3.8).
+    assert estimate_deviation(200, PrivacyCost.zcdp(0.02)) == pytest.approx(
+        1 / 200 / math.sqrt(0.04)
+    )
+    assert estimate_deviation(200, PrivacyCost.pure(0.5)) == pytest.approx(
+        math.sqrt(2) / 200 / 0.5
+    )
+    # The unbiased estimate (β = None) has that spread and no shift; 20000
+    # draws: 4.5 standard errors are 2.3% (Gaussian) and 3.2% (Laplace,
+    # kurtosis 6), so a 10% error of the scale fails.
+    rng = np.random.default_rng(0)
+    for budget, kurtosis in ((PrivacyCost.zcdp(0.02), 3), (PrivacyCost.pure(0.5), 6)):
+        draws = np.array(
+            [
+                private_trace_upper_bound(0.5, 200, budget, None, rng)[0]
+                for _ in range(20000)
+            ]
+        )
+        deviation = estimate_deviation(200, budget)
+        tolerance = 4.5 * math.sqrt((kurtosis - 1) / (4 * draws.size))
+        assert np.std(draws) == pytest.approx(deviation, rel=tolerance)
+        assert abs(np.mean(draws) - 0.5) < 4.5 * deviation / math.sqrt(draws.size)

@@ -9,10 +9,13 @@ from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
 from skprivcov.mechanisms import (
+    gaussian_scale,
+    laplace_scale,
     noise_level,
     private_trace_upper_bound,
     second_moment_nuclear_sensitivity,
     split_budget,
+    trace_sensitivity,
 )
 from skprivcov.privacy import MCMC_NOISE, BudgetPart
 
@@ -29,7 +32,7 @@ NOTHING_ABOVE = {"zcdp": 2.0, "pure": 0.66}
 ADAPTIVE_BELOW = 0.15
 
 
-def choose_mechanism(n_samples, n_features, budget, trace):
+def choose_mechanism(n_samples, n_features, budget, trace, trace_deviation=0.0):
     """The mechanism AutoCovariance runs (docs/algorithms.rst §3.9).
 
     Parameters
@@ -40,6 +43,11 @@ def choose_mechanism(n_samples, n_features, budget, trace):
         What the mechanism would get.
     trace : float
         A private estimate of tr Σ at unit scale (already released).
+    trace_deviation : float, default=0.0
+        The (public) standard deviation of that estimate's noise. The choice
+        of nothing compares the noise level with the estimate minus one
+        deviation, so that an estimate made of noise (few rows, tiny budget)
+        leans towards releasing nothing.
 
     Returns
     -------
@@ -47,11 +55,11 @@ def choose_mechanism(n_samples, n_features, budget, trace):
         "zero" when the noise level of ``budget`` (:func:`choice_noise_level`)
         is above ``NOTHING_ABOVE[notion]`` × ``trace`` (2 under zCDP, 0.66 under
         pure DP): then no mechanism's release is expected to beat releasing
-        nothing. Otherwise AdaptiveCov under a
-        zCDP budget; under a pure one, AdaptiveCov for ``trace`` below
-        ``ADAPTIVE_BELOW`` and the nuclear-Laplace mechanism above.
+        nothing. Otherwise AdaptiveCov under a zCDP budget; under a pure one,
+        AdaptiveCov for ``trace`` below ``ADAPTIVE_BELOW`` and the
+        nuclear-Laplace mechanism above.
     """
-    if _nothing_beats(n_samples, n_features, budget, trace):
+    if _nothing_beats(n_samples, n_features, budget, trace - trace_deviation):
         return "zero"
     if budget.notion == "zcdp" or trace < ADAPTIVE_BELOW:
         return "adaptive"
@@ -70,6 +78,15 @@ def choice_noise_level(n_samples, n_features, budget):
         return noise_level(n_samples, n_features, budget)
     radius = second_moment_nuclear_sensitivity(n_samples) / budget.parameter
     return math.pi / 2 * radius * n_features
+
+
+def estimate_deviation(n_samples, budget):
+    """Standard deviation of the trace estimate's noise (public): the Gaussian
+    σ = Δ/√(2ρ) or the Laplace √2·Δ/ε, Δ = 1/n (§3.5 step 4, §3.8)."""
+    sensitivity = trace_sensitivity(n_samples)
+    if budget.notion == "zcdp":
+        return gaussian_scale(sensitivity, budget.rho)
+    return math.sqrt(2.0) * laplace_scale(sensitivity, budget.parameter)
 
 
 def _nothing_beats(n_samples, n_features, budget, trace):
@@ -194,11 +211,15 @@ class AutoCovariance(BasePrivateCovariance):
         estimate, _ = private_trace_upper_bound(
             data.target(bound).trace, data.n_samples, trace_part.cost, None, rng
         )
+        deviation = estimate_deviation(data.n_samples, trace_part.cost)
         if data.augmented:  # tr M = ½ tr S + ½ for the augmented rows (§8.2)
             estimate = max(
                 (estimate - float(CONSTANT_SQUARE)) / float(FEATURE_SQUARE), 0.0
             )
-        choice = choose_mechanism(data.n_samples, data.n_columns, rest.cost, estimate)
+            deviation /= float(FEATURE_SQUARE)
+        choice = choose_mechanism(
+            data.n_samples, data.n_columns, rest.cost, estimate, deviation
+        )
         extras = {"mechanism_": choice, "trace_estimate_": estimate * bound**2}
         if choice == "zero":
             zero = data.target(bound).matrix * 0.0
