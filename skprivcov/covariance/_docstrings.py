@@ -87,7 +87,8 @@ _SHARED = {
     "parts_attribute": """privacy_parts_ : tuple of BudgetPart
         How the mechanism divided ``privacy_spent_``: one ``(step, cost)``
         per step, from the split table ``skprivcov.mechanisms.SPLITS``. Public
-        (a function of the parameters only); the costs compose to
+        (a function of the parameters only; for ``AutoCovariance`` also of the
+        mechanism it chose, a private output); the costs compose to
         ``privacy_spent_``.""",
     "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
     public). The release is computed from the rows brought into the unit ball

@@ -5,8 +5,10 @@ below are the whole of that decision, each cited to the specification
 (docs/algorithms.rst). A mechanism asks :func:`split_budget` for its parts,
 draws each step's noise at its part, and returns the parts it spent; an
 estimator publishes them as ``privacy_parts_``. A share depends only on the
-mechanism's public options (and, for AdaptiveCov, on the notion of the budget),
-never on the data, so the parts are public.
+mechanism's public options (and, for AdaptiveCov, on the notion of the budget
+and whether its radius step runs, a public rule), never on the data, so the
+parts are public. AutoCovariance's parts after its trace estimate are those of
+the mechanism it chose from that estimate (a private output, §3.9).
 """
 
 from skprivcov.privacy import BudgetPart
