@@ -275,7 +275,8 @@ def adaptive_plan(
         s_h of §3.4, a utility-only factor on the separate-noise bound.
     private_radius : bool
         Run PrivRadius. Else r̃ = 1, the public bound, and the budget is split
-        as in the authors' code: ρ/8 trace, ρ/8 search, 3ρ/4 final (§3.6).
+        ρ/16 trace, ρ/16 search, 7ρ/8 final under zCDP (§3.6a; the authors'
+        code: ρ/8, ρ/8, 3ρ/4) and ε/8, ε/8, 3ε/4 under pure DP (§3.8).
     eigenvalue_share : float in (0, 1) or None, default=0.5
         The separate mechanism's split (see ``separate_covariance``), used in
         its error bound and in the release. None: chosen from the private
