@@ -28,6 +28,7 @@ from skprivcov.covariance import (
     SeparateCovariance,
     ZeroCovariance,
 )
+from skprivcov.decomposition import PrivatePCA
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
 
@@ -342,6 +343,31 @@ _ENTRIES = (
             "coef_": "post-processing of the release",
             "intercept_": "post-processing of the release",
             "alpha_": "alpha, or the public noise level's penalty (§16)",
+            "release_": "the release and its public description",
+            "estimator_": "the fitted covariance estimator (checked recursively)",
+            **_MODEL_PUBLIC,
+        },
+    ),
+    RegistryEntry(
+        PrivatePCA,
+        {
+            "default": {},
+            "whiten, fraction": {"whiten": True, "n_components": 0.8},
+            # ADK19's rank-k EMCov: the budget spent on the top directions only.
+            "rank-k EMCov": {
+                "n_components": 1,
+                "estimator": IterativeEigenCovariance(epsilon=1.0),
+            },
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "components_": "post-processing of the release",
+            "explained_variance_": "post-processing of the release",
+            "explained_variance_ratio_": "post-processing of the release",
+            "mean_": "the release's private mean",
+            "n_components_": "post-processing of the release",
+            "_n_features_out": "post-processing of the release",
+            "_whitening": "post-processing of the release and its noise level",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
             **_MODEL_PUBLIC,

@@ -1,0 +1,353 @@
+"""PrivatePCA: principal components of a released covariance (post-processing)."""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.utils._param_validation import Interval, RealNotInt
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skprivcov._constraints import RELEASE_SEED
+from skprivcov._validation import check_input
+from skprivcov.covariance import (
+    AutoCovariance,
+    BasePrivateCovariance,
+    CovarianceRelease,
+)
+from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov.mechanisms import eigh_descending
+from skprivcov.privacy import PrivacyCost
+
+__all__ = ["PrivatePCA"]
+
+
+def _release_of(covariance):
+    """A CovarianceRelease from what ``PrivatePCA(covariance=...)`` accepts."""
+    if isinstance(covariance, CovarianceRelease):
+        return covariance
+    if not hasattr(covariance, "covariance_"):
+        raise ValueError(
+            f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
+            "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
+            "PrivatePCA never fits it, since that would spend privacy."
+        )
+    return CovarianceRelease.from_estimator(covariance)
+
+
+def _sign_flip(vectors):
+    """Each column's largest-magnitude entry made positive: a deterministic
+    sign, as scikit-learn's ``svd_flip`` (post-processing)."""
+    rows = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
+    return vectors * np.where(signs == 0, 1.0, signs)
+
+
+class PrivatePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Principal component analysis of a private covariance release.
+
+    The components are the eigenvectors of a released (private) covariance and
+    the explained variances its eigenvalues; the data are centred by the
+    release's private mean (docs/algorithms.rst §15). Everything after the
+    release is post-processing: with ``covariance`` given, ``fit`` reads no
+    value of X and spends nothing, so a search over ``n_components`` or
+    ``whiten`` is free. Without it, ``fit(X)`` first makes a release of X
+    with ``estimator`` and spends that release's budget.
+
+    Parameters
+    ----------
+    n_components : int >= 1, float in (0, 1) or None, default=None
+        Number of components to keep. A float keeps the fewest components
+        whose eigenvalues add up to that fraction of the *released* total
+        variance (a function of the release: free). None keeps all.
+
+    covariance : fitted skprivcov covariance estimator or CovarianceRelease, \
+default=None
+        The release to decompose, fitted on the features X will have. With a
+        mean (``assume_centered=False``) the data are centred by it; without,
+        ``mean_`` is zero and the components are those of the second moment.
+        ``clone`` keeps it as it is (published data, not a model to refit).
+
+    estimator : skprivcov covariance estimator, default=None
+        Without ``covariance``: the (unfitted) estimator that releases the
+        covariance of X in ``fit``; its budget is spent (from its accountant,
+        if it has one, before any value of X is read). PrivatePCA fits a clone
+        with ``assume_centered=False`` and its own ``random_state``; an
+        estimator with an ``n_components`` parameter left at None (ADK19's
+        EMCov, ``IterativeEigenCovariance``) gets the integer
+        ``n_components``, so that it spends its budget on those directions
+        only. None: ``AutoCovariance()`` (ρ = 0.1; docs/choosing.rst).
+
+    whiten : bool, default=False
+        Divide the projections by the square roots of the explained variances
+        (each floored at the release's public noise level, so that no
+        direction the release cannot resolve is blown up).
+
+    random_state : int in [0, 2**63) or None, default=None
+        Without ``covariance``: seeds the release (replacing the estimator's
+        own ``random_state``). None draws fresh OS entropy: use it for real
+        releases.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        The principal axes, by decreasing released variance.
+
+    explained_variance_ : ndarray of shape (n_components_,)
+        The released variance along each axis (eigenvalues of the release).
+
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Their share of the released total variance.
+
+    mean_ : ndarray of shape (n_features,)
+        The release's private mean (zero for a release without one).
+
+    n_components_ : int
+        The number of components kept.
+
+    release_ : CovarianceRelease
+        The release the decomposition was computed from.
+
+    estimator_ : skprivcov covariance estimator
+        Only when ``fit`` made the release: the fitted estimator.
+
+    privacy_spent_ : PrivacyCost
+        Zero with ``covariance``; else the cost of the release made.
+
+    privacy_parts_ : tuple of BudgetPart
+        The release's split (empty with ``covariance``).
+
+    n_features_in_ : int
+        Number of features.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features, when known.
+
+    See Also
+    --------
+    skprivcov.AutoCovariance : The default release.
+    skprivcov.IterativeEigenCovariance : ADK19's EMCov; with ``n_components``
+        it spends a pure ε-DP budget on the top directions only.
+
+    Notes
+    -----
+    Privacy: that of the release. With ``covariance`` the fit reads X, if
+    given, only for its number of columns and their names; ``transform``
+    reads the rows it is given (private only with respect to the training
+    data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.decomposition import PrivatePCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20000, 3)) * np.array([0.5, 0.2, 0.05])
+    >>> release = GaussianCovariance(
+    ...     rho=1.0, norm_bound=2.0, assume_centered=False, random_state=0
+    ... ).fit(X)
+    >>> pca = PrivatePCA(n_components=2, covariance=release).fit()
+    >>> np.abs(pca.components_).round(1)
+    array([[1., 0., 0.],
+           [0., 1., 0.]])
+    >>> print(pca.privacy_spent_)
+    0-DP (pure)
+    >>> pca.transform(X[:2]).shape
+    (2, 2)
+    """
+
+    _parameter_constraints: dict = {
+        "n_components": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="neither"),
+            None,
+        ],
+        "covariance": [ReleasedCovarianceMixin, CovarianceRelease, None],
+        "estimator": [BasePrivateCovariance, None],
+        "whiten": ["boolean"],
+        "random_state": RELEASE_SEED,
+    }
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        covariance=None,
+        estimator=None,
+        whiten=False,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.covariance = covariance
+        self.estimator = estimator
+        self.whiten = whiten
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # A release is published data, not a model: cloning a fitted covariance
+        # estimator would unfit it (and a refit would spend privacy again).
+        return super().__sklearn_clone__().set_params(covariance=self.covariance)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X=None, y=None):
+        """Decompose the release, or a release of X made here.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
+n_features), default=None
+            With ``covariance``: optional, read only for its number of columns
+            and their names. Without: the training data.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        for stale in ("estimator_", "feature_names_in_"):
+            self.__dict__.pop(stale, None)  # from an earlier fit
+        if self.covariance is not None:
+            if self.estimator is not None:
+                raise ValueError(
+                    "Give either covariance (a release to decompose) or estimator "
+                    "(to make one), not both."
+                )
+            release = _release_of(self.covariance)
+            if X is not None:
+                # Only the shape and column names: no value of X is read.
+                validate_data(self, X, reset=True, skip_check_array=True)
+                if self.n_features_in_ != release.n_columns:
+                    raise ValueError(
+                        f"X has {self.n_features_in_} features, but the release "
+                        f"has {release.n_columns}."
+                    )
+            elif release.feature_names is not None:
+                self.feature_names_in_ = np.asarray(release.feature_names, object)
+            self._check_n_components(release.n_columns)
+            self._decompose(release)
+            self.privacy_spent_ = PrivacyCost.zero()
+            self.privacy_parts_ = ()
+            return self
+        if X is None:
+            raise ValueError(
+                "PrivatePCA without covariance releases X in fit: give X (or a "
+                "release as covariance=...)."
+            )
+        estimator = self._release_estimator()
+        # The estimator's own fit checks X's public facts and charges its
+        # accountant before reading any value (docs/algorithms.rst §13.2); the
+        # number of components is checked against X's shape before that.
+        shape = X.shape if hasattr(X, "shape") else np.asarray(X, dtype=object).shape
+        if len(shape) == 2 and shape[1] >= 1:  # else the estimator's checks say
+            self._check_n_components(shape[1])
+        estimator.fit(X)
+        self.estimator_ = estimator
+        self.n_features_in_ = estimator.n_features_in_
+        if hasattr(estimator, "feature_names_in_"):
+            self.feature_names_in_ = estimator.feature_names_in_
+        self._decompose(CovarianceRelease.from_estimator(estimator))
+        self.privacy_spent_ = estimator.privacy_spent_
+        self.privacy_parts_ = estimator.privacy_parts_
+        return self
+
+    def _check_n_components(self, n_features):
+        if isinstance(self.n_components, Integral) and self.n_components > n_features:
+            raise ValueError(
+                f"n_components={self.n_components} must be at most the number of "
+                f"features, {n_features}."
+            )
+
+    def _release_estimator(self):
+        estimator = AutoCovariance() if self.estimator is None else self.estimator
+        estimator = clone(estimator).set_params(
+            assume_centered=False, random_state=self.random_state
+        )
+        params = estimator.get_params(deep=False)
+        if (
+            "n_components" in params
+            and params["n_components"] is None
+            and isinstance(self.n_components, Integral)
+        ):
+            # ADK19's rank-k EMCov: spend the budget on the top k directions.
+            estimator.set_params(n_components=int(self.n_components))
+        return estimator
+
+    def _decompose(self, release):
+        if release.mean is None:
+            covariance, mean = release.second_moment, np.zeros(release.n_columns)
+        else:
+            covariance, mean = release.covariance, release.mean
+        values, vectors = eigh_descending((covariance + covariance.T) / 2)
+        values = np.maximum(values, 0.0)
+        total = values.sum()
+        if self.n_components is None:
+            kept = values.size
+        elif isinstance(self.n_components, Integral):
+            kept = int(self.n_components)
+        else:
+            # The fewest components reaching the fraction of released variance.
+            shares = np.cumsum(values) / total if total > 0 else np.ones(values.size)
+            kept = int(np.searchsorted(shares, self.n_components) + 1)
+            kept = min(kept, values.size)
+        self.components_ = _sign_flip(vectors[:, :kept]).T
+        self.explained_variance_ = values[:kept]
+        self.explained_variance_ratio_ = (
+            values[:kept] / total if total > 0 else np.zeros(kept)
+        )
+        self.mean_ = mean
+        self.n_components_ = kept
+        self._n_features_out = kept
+        self.release_ = release
+        # The smallest variance a whitened direction is divided by: the
+        # release's public noise level when it states one.
+        floor = release.noise_level or np.finfo(float).tiny
+        self._whitening = np.sqrt(np.maximum(self.explained_variance_, floor))
+
+    def transform(self, X):
+        """Project X on the components (centred by the private mean).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self, "components_")
+        X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
+        projected = X @ self.components_.T - self.mean_ @ self.components_.T
+        if self.whiten:
+            projected = projected / self._whitening
+        return np.asarray(projected)
+
+    def inverse_transform(self, X):
+        """Map projections back to the feature space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self, "components_")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_components_:
+            raise ValueError(
+                f"X must have shape (n_samples, {self.n_components_}); got {X.shape}."
+            )
+        if self.whiten:
+            X = X * self._whitening
+        return X @ self.components_ + self.mean_
