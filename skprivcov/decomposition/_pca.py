@@ -95,13 +95,13 @@ default=None
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         The principal axes, by decreasing released variance.
 
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (n_components,)
         The released variance along each axis (eigenvalues of the release).
 
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
         Their share of the released total variance.
 
     mean_ : ndarray of shape (n_features,)
@@ -322,7 +322,7 @@ n_features), default=None
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "components_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
@@ -336,7 +336,7 @@ n_features), default=None
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------
