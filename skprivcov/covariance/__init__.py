@@ -3,6 +3,7 @@
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
+from skprivcov.covariance._envelope import PrivateEllipticEnvelope
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._iterative import IterativeEigenCovariance
 from skprivcov.covariance._laplace import LaplaceCovariance
@@ -21,6 +22,7 @@ __all__ = [
     "IterativeEigenCovariance",
     "LaplaceCovariance",
     "NuclearLaplaceCovariance",
+    "PrivateEllipticEnvelope",
     "ProjectionCovariance",
     "SeparateCovariance",
     "ZeroCovariance",

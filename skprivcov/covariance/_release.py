@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from skprivcov.covariance._base import describe
 from skprivcov.privacy import PrivacyCost
 
-__all__ = ["CovarianceRelease"]
+__all__ = ["CovarianceRelease", "release_of"]
 
 
 def _read_only(array):
@@ -306,3 +306,29 @@ class CovarianceRelease:
             f"source={self.source!r}, privacy_spent={self.privacy_spent}, "
             f"fingerprint={self.fingerprint[:12]!r})"
         )
+
+
+def release_of(covariance, owner, *, arrays=False):
+    """The CovarianceRelease behind what a model's ``covariance=`` accepts.
+
+    A CovarianceRelease as it is; a fitted skprivcov covariance estimator by
+    :meth:`CovarianceRelease.from_estimator` (an unfitted one is refused:
+    fitting it would spend privacy); with ``arrays``, an array as an uncentred
+    second moment without a mean.
+    """
+    if isinstance(covariance, CovarianceRelease):
+        return covariance
+    if hasattr(covariance, "fit"):
+        if not hasattr(covariance, "covariance_"):
+            raise ValueError(
+                f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
+                "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
+                f"{owner} never fits it, since that would spend privacy."
+            )
+        return CovarianceRelease.from_estimator(covariance)
+    if arrays:
+        return CovarianceRelease(second_moment=np.asarray(covariance))
+    raise TypeError(
+        f"covariance must be a fitted skprivcov estimator or a CovarianceRelease; "
+        f"got {type(covariance).__name__}."
+    )

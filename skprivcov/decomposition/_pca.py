@@ -21,23 +21,11 @@ from skprivcov.covariance import (
     CovarianceRelease,
 )
 from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov.covariance._release import release_of
 from skprivcov.mechanisms import eigh_descending
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["PrivatePCA"]
-
-
-def _release_of(covariance):
-    """A CovarianceRelease from what ``PrivatePCA(covariance=...)`` accepts."""
-    if isinstance(covariance, CovarianceRelease):
-        return covariance
-    if not hasattr(covariance, "covariance_"):
-        raise ValueError(
-            f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
-            "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
-            "PrivatePCA never fits it, since that would spend privacy."
-        )
-    return CovarianceRelease.from_estimator(covariance)
 
 
 def _sign_flip(vectors):
@@ -222,7 +210,7 @@ n_features), default=None
                     "Give either covariance (a release to decompose) or estimator "
                     "(to make one), not both."
                 )
-            release = _release_of(self.covariance)
+            release = release_of(self.covariance, "PrivatePCA")
             if X is not None:
                 # Only the shape and column names: no value of X is read.
                 validate_data(self, X, reset=True, skip_check_array=True)

@@ -9,6 +9,7 @@ from sklearn.utils.validation import validate_data
 
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.covariance._base import ReleasedCovarianceMixin
+from skprivcov.covariance._release import release_of
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._solve import fit_ridge_path
@@ -19,17 +20,7 @@ __all__ = ["PrivateRidge"]
 
 def as_release(covariance):
     """A CovarianceRelease from what ``PrivateRidge(covariance=...)`` accepts."""
-    if isinstance(covariance, CovarianceRelease):
-        return covariance
-    if isinstance(covariance, ReleasedCovarianceMixin):
-        if not hasattr(covariance, "covariance_"):
-            raise ValueError(
-                f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
-                "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
-                "PrivateRidge never fits it, since that would spend privacy."
-            )
-        return CovarianceRelease.from_estimator(covariance)
-    return CovarianceRelease(second_moment=np.asarray(covariance))
+    return release_of(covariance, "PrivateRidge", arrays=True)
 
 
 def _column_index(release, column, role):

@@ -1,0 +1,264 @@
+"""PrivateEllipticEnvelope: Mahalanobis outlier detection on a private release."""
+
+from numbers import Real
+
+import numpy as np
+from scipy import stats
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skprivcov._constraints import RELEASE_SEED
+from skprivcov._validation import check_input
+from skprivcov.covariance._auto import AutoCovariance
+from skprivcov.covariance._base import (
+    BasePrivateCovariance,
+    ReleasedCovarianceMixin,
+    floored_inverse,
+)
+from skprivcov.covariance._release import CovarianceRelease, release_of
+from skprivcov.privacy import PrivacyCost
+
+__all__ = ["PrivateEllipticEnvelope"]
+
+
+class PrivateEllipticEnvelope(OutlierMixin, BaseEstimator):
+    """Outlier detection by Mahalanobis distance under a private covariance.
+
+    A row is an outlier when its squared Mahalanobis distance under a released
+    (private) mean and covariance exceeds the χ² quantile of a Gaussian at the
+    public ``significance`` (docs/algorithms.rst §15). The threshold depends on
+    public values only: unlike scikit-learn's ``EllipticEnvelope``, there is
+    no ``contamination`` (its offset is a quantile of the training rows'
+    scores, which would read the data outside the release). The precision has
+    its eigenvalues floored at the release's public noise level, so distances
+    are finite and directions the release cannot resolve do not dominate.
+
+    Parameters
+    ----------
+    covariance : fitted skprivcov covariance estimator or CovarianceRelease, \
+default=None
+        The release to use (with a mean: ``assume_centered=False``). ``fit``
+        then reads X, if given, only for its shape and names, and spends
+        nothing; ``clone`` keeps it.
+
+    estimator : skprivcov covariance estimator, default=None
+        Without ``covariance``: the (unfitted) estimator that releases the
+        mean and covariance of X in ``fit`` (a clone with
+        ``assume_centered=False`` and this ``random_state``); its budget is
+        spent. None: ``AutoCovariance()`` (ρ = 0.1).
+
+    significance : float in (0, 1), default=0.01
+        The share of Gaussian inliers flagged: the threshold on the squared
+        distance is the (1 − significance) quantile of χ² with d degrees of
+        freedom. Public.
+
+    random_state : int in [0, 2**63) or None, default=None
+        Without ``covariance``: seeds the release. None draws fresh OS
+        entropy: use it for real releases.
+
+    Attributes
+    ----------
+    location_ : ndarray of shape (n_features,)
+        The private mean.
+
+    covariance_ : ndarray of shape (n_features, n_features)
+        The private covariance.
+
+    precision_ : ndarray of shape (n_features, n_features)
+        Its inverse, eigenvalues floored at the release's noise level.
+
+    offset_ : float
+        Minus the χ² threshold: ``decision_function = score_samples − offset_``.
+
+    release_ : CovarianceRelease
+        The release used.
+
+    estimator_ : skprivcov covariance estimator
+        Only when ``fit`` made the release.
+
+    privacy_spent_ : PrivacyCost
+        Zero with ``covariance``; else the cost of the release made.
+
+    privacy_parts_ : tuple of BudgetPart
+        The release's split (empty with ``covariance``).
+
+    n_features_in_ : int
+        Number of features.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features, when known.
+
+    See Also
+    --------
+    sklearn.covariance.EllipticEnvelope : The non-private detector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.covariance import PrivateEllipticEnvelope
+    >>> rng = np.random.default_rng(0)
+    >>> X = 0.1 * rng.normal(size=(5000, 2))
+    >>> release = GaussianCovariance(
+    ...     rho=1.0, assume_centered=False, random_state=0
+    ... ).fit(X)
+    >>> detector = PrivateEllipticEnvelope(covariance=release).fit()
+    >>> detector.predict([[0.0, 0.05], [0.6, -0.6]])
+    array([ 1, -1])
+    """
+
+    _parameter_constraints: dict = {
+        "covariance": [ReleasedCovarianceMixin, CovarianceRelease, None],
+        "estimator": [BasePrivateCovariance, None],
+        "significance": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": RELEASE_SEED,
+    }
+
+    def __init__(
+        self, *, covariance=None, estimator=None, significance=0.01, random_state=None
+    ):
+        self.covariance = covariance
+        self.estimator = estimator
+        self.significance = significance
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # A release is published data, not a model to refit (as PrivateRidge).
+        return super().__sklearn_clone__().set_params(covariance=self.covariance)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X=None, y=None):
+        """Take the release, or make one of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
+n_features), default=None
+            With ``covariance``: optional, read for its shape and names only.
+            Without: the training data.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        for stale in ("estimator_", "feature_names_in_"):
+            self.__dict__.pop(stale, None)  # from an earlier fit
+        if self.covariance is not None:
+            if self.estimator is not None:
+                raise ValueError(
+                    "Give either covariance (a release) or estimator (to make "
+                    "one), not both."
+                )
+            release = _release_of(self.covariance)
+            if X is not None:
+                validate_data(self, X, reset=True, skip_check_array=True)
+                if self.n_features_in_ != release.n_columns:
+                    raise ValueError(
+                        f"X has {self.n_features_in_} features, but the release "
+                        f"has {release.n_columns}."
+                    )
+            self._set_release(release)
+            self.privacy_spent_ = PrivacyCost.zero()
+            self.privacy_parts_ = ()
+            return self
+        if X is None:
+            raise ValueError(
+                "Without covariance, fit releases X: give X (or a release as "
+                "covariance=...)."
+            )
+        estimator = AutoCovariance() if self.estimator is None else self.estimator
+        estimator = clone(estimator).set_params(
+            assume_centered=False, random_state=self.random_state
+        )
+        # Its fit checks X's public facts and charges before reading values.
+        estimator.fit(X)
+        self.estimator_ = estimator
+        self.n_features_in_ = estimator.n_features_in_
+        if hasattr(estimator, "feature_names_in_"):
+            self.feature_names_in_ = estimator.feature_names_in_
+        self._set_release(CovarianceRelease.from_estimator(estimator))
+        self.privacy_spent_ = estimator.privacy_spent_
+        self.privacy_parts_ = estimator.privacy_parts_
+        return self
+
+    def _set_release(self, release):
+        self.release_ = release
+        self.location_ = np.asarray(release.mean)
+        self.covariance_ = release.covariance
+        floor = release.noise_level or np.finfo(float).tiny
+        self.precision_ = floored_inverse(self.covariance_, floor)
+        self.offset_ = -float(
+            stats.chi2.ppf(1.0 - self.significance, df=release.n_columns)
+        )
+
+    def mahalanobis(self, X):
+        """Squared Mahalanobis distances of the rows of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dist : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "precision_")
+        X = check_input(self, X, reset=False)
+        centred = X - self.location_
+        return np.einsum("ij,ij->i", centred @ self.precision_, centred)
+
+    def score_samples(self, X):
+        """Minus the squared Mahalanobis distances (greater is more normal).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        return -self.mahalanobis(X)
+
+    def decision_function(self, X):
+        """``score_samples(X) − offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+        """
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, −1 for outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        return np.where(self.decision_function(X) >= 0, 1, -1)
+
+
+def _release_of(covariance):
+    release = release_of(covariance, "PrivateEllipticEnvelope")
+    if release.mean is None:
+        raise ValueError(
+            "Mahalanobis distances need the release's mean: fit the covariance "
+            "estimator with assume_centered=False."
+        )
+    return release
