@@ -74,7 +74,10 @@ def published(estimator):
     params = estimator.get_params(deep=False)
     if "random_state" in params:
         estimator.set_params(random_state=0)
-    if "alpha" in params or "alphas" in params:
+    if "classes" in params:  # a classifier: labels from the first column
+        estimator.fit(X, (X[:, 0] > 0).astype(int))
+        arrays = [estimator.coef_, estimator.intercept_, estimator.means_]
+    elif "alpha" in params or "alphas" in params:
         estimator.fit(X[:, :3], X[:, 3])
         arrays = [estimator.coef_, np.atleast_1d(estimator.intercept_)]
     elif hasattr(estimator, "transform") and not hasattr(estimator, "score"):

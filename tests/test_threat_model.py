@@ -31,6 +31,7 @@ from skprivcov import (
 from skprivcov.__main__ import main
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance import BasePrivateCovariance
+from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.utils import all_estimators, instances, registry
 
@@ -62,6 +63,17 @@ ALLOWED_ATTRIBUTES = {name: entry.published for name, entry in registry().items(
 VARIANTS = instances()
 
 
+def _fit(estimator, X, y=None):
+    """Fit as each kind of estimator is fit: a regressor on the last column,
+    a classifier on labels (``y`` if given, else from the first column)."""
+    if isinstance(estimator, PrivateRidge | PrivateRidgeCV):
+        return estimator.fit(X[:, :-1], X[:, -1] if y is None else y)
+    if isinstance(estimator, PrivateLinearDiscriminantAnalysis):
+        labels = (np.asarray(X, dtype=float)[:, 0] > 0).astype(int) if y is None else y
+        return estimator.fit(X, labels)
+    return estimator.fit(X)
+
+
 def _fitted_attributes(estimator):
     params = set(estimator.get_params(deep=False))
     return {name for name in vars(estimator) if name not in params}
@@ -85,12 +97,10 @@ def test_allow_list_covers_every_estimator():
 @pytest.mark.parametrize(("name", "estimator"), VARIANTS, ids=[n for n, _ in VARIANTS])
 def test_a_fit_publishes_only_reviewed_attributes(name, estimator):
     X = _unit_rows(n=80, d=4)
-    est = clone(estimator)
-    if isinstance(est, PrivateRidge | PrivateRidgeCV):
-        est.fit(X[:, :3], X[:, 3])
-    else:
-        est.fit(X)
-    if hasattr(est, "covariance_"):
+    est = _fit(clone(estimator), X)
+    if hasattr(est, "covariance_") and not isinstance(
+        est, PrivateLinearDiscriminantAnalysis
+    ):
         est.precision_  # noqa: B018 - the cache is an attribute too
     _check_published(est)
 
@@ -187,16 +197,13 @@ def test_a_generator_as_random_state_is_refused_before_spending(
     noise-free (a secret row recovered to 4e−14)."""
     accountant = PrivacyAccountant(rho=10.0)
     est = clone(estimator).set_params(random_state=random_state)
-    if isinstance(est, BasePrivateCovariance):
+    if "accountant" in est.get_params(deep=False):
         est.set_params(accountant=accountant)
     else:
         est.set_params(estimator=GaussianCovariance(accountant=accountant))
     X = _unit_rows()
     with pytest.raises(ValueError, match="'random_state' parameter"):
-        if isinstance(est, BasePrivateCovariance):
-            est.fit(X)
-        else:
-            est.fit(X[:, :2], X[:, 2])
+        _fit(est, X)
     assert accountant.history() == []
 
 
@@ -428,17 +435,15 @@ def _messages(call):
 def test_no_message_contains_a_data_value(name, estimator, case):
     X = _bad_inputs()[case]
     est = clone(estimator)
-    if isinstance(est, PrivateRidge | PrivateRidgeCV):
+    if isinstance(
+        est, PrivateRidge | PrivateRidgeCV | PrivateLinearDiscriminantAnalysis
+    ):
         messages = _messages(lambda: est.fit(X, np.full(np.shape(X)[0], SENTINEL)))
         messages += _messages(lambda: est.fit(_unit_rows(), np.array([WORD] * 60)))
     else:
         messages = _messages(lambda: est.fit(X))
     # Data given after a fit (score, predict, transform) is checked the same way.
-    fitted = clone(estimator)
-    if isinstance(fitted, PrivateRidge | PrivateRidgeCV):
-        fitted.fit(_unit_rows()[:, :2], _unit_rows()[:, 2])
-    else:
-        fitted.fit(_unit_rows())
+    fitted = _fit(clone(estimator), _unit_rows())
     for method in ("score", "predict", "transform"):
         if hasattr(fitted, method):
             messages += _messages(lambda m=method: getattr(fitted, m)(X))

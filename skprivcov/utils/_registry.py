@@ -30,6 +30,7 @@ from skprivcov.covariance import (
     ZeroCovariance,
 )
 from skprivcov.decomposition import PrivatePCA
+from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
 
@@ -360,6 +361,31 @@ _ENTRIES = (
             "offset_": "public: the χ² quantile at the significance",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
+            **_MODEL_PUBLIC,
+        },
+    ),
+    RegistryEntry(
+        PrivateLinearDiscriminantAnalysis,
+        {
+            "default": {},
+            "(epsilon, delta), 1 component": {
+                "epsilon": 2.0,
+                "delta": 1e-6,
+                "n_components": 1,
+            },
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "classes_": "public: the classes parameter, or y's labels (documented)",
+            "priors_": "post-processing of the per-class releases",
+            "means_": "post-processing of the per-class releases",
+            "covariance_": "post-processing of the per-class releases",
+            "coef_": "post-processing of the per-class releases",
+            "intercept_": "post-processing of the per-class releases",
+            "scalings_": "post-processing of the per-class releases",
+            "xbar_": "post-processing of the per-class releases",
+            "n_components_": "public: parameters and the number of classes",
+            "_n_features_out": "public: parameters and the number of classes",
             **_MODEL_PUBLIC,
         },
     ),

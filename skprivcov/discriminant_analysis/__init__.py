@@ -1,0 +1,5 @@
+"""Classifiers from per-class private releases."""
+
+from skprivcov.discriminant_analysis._lda import PrivateLinearDiscriminantAnalysis
+
+__all__ = ["PrivateLinearDiscriminantAnalysis"]

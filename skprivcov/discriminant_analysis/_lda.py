@@ -1,0 +1,397 @@
+"""Linear discriminant analysis from one private release per class (§15)."""
+
+from numbers import Integral
+
+import numpy as np
+from scipy import linalg
+from scipy.special import log_expit, log_softmax
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
+from skprivcov._constraints import (
+    BUDGET,
+    DELTA,
+    NONFINITE,
+    NORM_BOUND,
+    RELEASE_SEED,
+)
+from skprivcov._dask import is_dask_array
+from skprivcov._random import release_generator
+from skprivcov._validation import as_numeric, check_input, check_public
+from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
+from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.mechanisms import gaussian_covariance, project_psd_trace_ball
+from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolve_budget
+
+__all__ = ["PrivateLinearDiscriminantAnalysis"]
+
+
+class PrivateLinearDiscriminantAnalysis(
+    ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator
+):
+    """Linear discriminant analysis from one private release per class.
+
+    The class label partitions the rows. For each class c the sum of the
+    augmented rows' outer products S_c = Σ_{i∈c} a_i a_iᵀ, a_i = (x_i/√2, 1/√2)
+    with x_i clipped to ``norm_bound``, is released with Gaussian noise.
+    Replacing one row changes at most two of the sums (its old and new class),
+    and the joint Frobenius sensitivity of (S_1, …, S_C) is still √2, that of
+    one release (docs/algorithms.rst §15): noise at one release's scale on
+    every S_c costs one release's ρ in total. The class counts (twice the
+    constant entry), priors, class means and the pooled within-class
+    covariance are post-processing, and so is the classifier.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,), default=None
+        The class labels, public. None: the labels present in y, which are
+        then treated as public (they are published as ``classes_``); give
+        them when which labels occur is itself private. Labels of y outside
+        ``classes`` are refused after the budget is charged.
+
+    rho : float in [1e-30, 1e30], default=None
+        Budget as ρ-zCDP (default ρ = 0.1).
+
+    epsilon : float in [1e-30, 1e30], default=None
+        With ``delta > 0``: an (ε, δ) budget, calibrated to the largest ρ
+        that meets it. A pure ε budget is refused: the joint ℓ1 sensitivity of
+        the per-class sums (for Laplace noise) is not derived yet (§15).
+
+    delta : float in [0, 1), default=None
+        The δ of an (ε, δ) budget.
+
+    norm_bound : float in [1e-30, 1e30], default=1.0
+        Public bound on the ℓ2 norm of a row of X; longer rows are clipped.
+
+    n_components : int >= 1, default=None
+        Dimensions kept by ``transform`` (at most min(n_classes − 1,
+        n_features)); None keeps that many.
+
+    nonfinite : {"raise", "zero"}, default="raise"
+        Rows with a NaN, infinite or non-number entry: refused (after the
+        charge) or taken as zero rows, as in the covariance estimators.
+
+    random_state : int in [0, 2**63) or None, default=None
+        The only source of the noise. None draws fresh OS entropy: use it for
+        real releases.
+
+    accountant : PrivacyAccountant, default=None
+        Charged once per fit, before any value of X or y is read.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    priors_ : ndarray of shape (n_classes,)
+        Private class proportions (from the released counts).
+
+    means_ : ndarray of shape (n_classes, n_features)
+        Private class means.
+
+    covariance_ : ndarray of shape (n_features, n_features)
+        Private pooled within-class covariance (PSD).
+
+    coef_ : ndarray of shape (n_classes, n_features) or (1, n_features)
+        Weights of the linear decision function (one row for two classes).
+
+    intercept_ : ndarray of shape (n_classes,) or (1,)
+        Its intercepts.
+
+    scalings_ : ndarray of shape (n_features, n_components)
+        The discriminant directions used by ``transform``.
+
+    xbar_ : ndarray of shape (n_features,)
+        The private overall mean, subtracted by ``transform``.
+
+    n_components_ : int
+        Dimensions kept by ``transform``.
+
+    privacy_spent_ : PrivacyCost
+        The budget charged.
+
+    privacy_parts_ : tuple of BudgetPart
+        One part: the per-class sums, released jointly.
+
+    n_features_in_ : int
+        Number of features.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features, when known.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack(
+    ...     [rng.normal(-0.3, 0.1, (2000, 2)), rng.normal(0.3, 0.1, (2000, 2))]
+    ... )
+    >>> y = np.repeat([0, 1], 2000)
+    >>> clf = PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X, y)
+    >>> clf.predict([[-0.3, -0.2], [0.25, 0.35]])
+    array([0, 1])
+    >>> print(clf.privacy_spent_)
+    1-zCDP
+    """
+
+    _parameter_constraints: dict = {
+        "classes": ["array-like", None],
+        "rho": BUDGET,
+        "epsilon": BUDGET,
+        "delta": DELTA,
+        "norm_bound": NORM_BOUND,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "nonfinite": NONFINITE,
+        "random_state": RELEASE_SEED,
+        "accountant": [PrivacyAccountant, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        classes=None,
+        rho=None,
+        epsilon=None,
+        delta=None,
+        norm_bound=1.0,
+        n_components=None,
+        nonfinite="raise",
+        random_state=None,
+        accountant=None,
+    ):
+        self.classes = classes
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.norm_bound = norm_bound
+        self.n_components = n_components
+        self.nonfinite = nonfinite
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True  # noisy by design
+        return tags
+
+    def fit_cost(self):
+        """What one fit spends, from the parameters alone."""
+        return resolve_budget(
+            rho=self.rho,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            notions=("zcdp",),
+            default=PrivacyCost.zcdp(0.1),
+            owner=type(self).__name__,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Release the per-class sums and fit the classifier from them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+        """
+        budget = self.fit_cost()
+        X = check_public(self, X, reset=True, ensure_min_features=1)
+        if is_dask_array(X):
+            raise TypeError(
+                "PrivateLinearDiscriminantAnalysis does not take dask arrays; "
+                "compute X first."
+            )
+        if y is None:
+            raise ValueError(
+                "PrivateLinearDiscriminantAnalysis requires y to be passed, but the "
+                "target y is None."
+            )
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels.")
+        public_classes = None if self.classes is None else np.asarray(self.classes)
+        if public_classes is not None and np.unique(public_classes).size < 2:
+            raise ValueError("classes must hold at least 2 distinct labels.")
+        if public_classes is not None and self.n_components is not None:
+            self._check_n_components(np.unique(public_classes).size, X.shape[1])
+        charge(self.accountant, budget, self)
+
+        # Values from here on (docs/algorithms.rst §13.2).
+        check_classification_targets(y)
+        if public_classes is None:
+            classes = np.unique(y)
+            if classes.size < 2:
+                raise ValueError(
+                    "y has fewer than 2 classes; a classifier needs at least 2."
+                )
+        else:
+            classes = np.unique(public_classes)
+            if not np.all(np.isin(y, classes)):
+                raise ValueError("y has labels that are not in classes.")
+        if self.n_components is not None:
+            self._check_n_components(classes.size, X.shape[1])
+        X = as_numeric(X)
+        rng = release_generator(self.random_state)
+        n_samples, n_features = X.shape
+        bound = float(self.norm_bound)
+        releases = []
+        for label in classes:
+            rows = np.flatnonzero(y == label)
+            if rows.size:
+                data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
+                # Σ_{i∈c} a aᵀ / n: the class's sum, in the units of one release.
+                moment = data.target(bound).matrix * (rows.size / n_samples)
+            else:
+                moment = np.zeros((n_features + 1, n_features + 1))
+            # §15: jointly, the sums have the sensitivity of one release, so
+            # each gets one release's noise at the whole budget and the total
+            # cost is the budget (not one budget per class).
+            noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)
+            releases.append(noisy)
+        self.classes_ = classes
+        self._fit_from_releases(np.array(releases), n_samples, budget, bound)
+        self.privacy_spent_ = budget
+        self.privacy_parts_ = (BudgetPart("per-class sums", budget),)
+        return self
+
+    def _check_n_components(self, n_classes, n_features):
+        limit = min(n_classes - 1, n_features)
+        if self.n_components > limit:
+            raise ValueError(
+                f"n_components={self.n_components} is more than min(n_classes − 1, "
+                f"n_features) = {limit}."
+            )
+
+    def _fit_from_releases(self, releases, n_samples, budget, bound):
+        """Priors, means, pooled covariance and the classifier (post-processing)."""
+        d = releases.shape[1] - 1
+        # Shares n_c/n (constant entry / c0²) and sums Σ x/n (cross / (c_x c_0)).
+        shares = np.maximum(releases[:, d, d] / float(CONSTANT_SQUARE), 1.0 / n_samples)
+        sums = releases[:, :d, d] / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
+        means = sums / shares[:, None]
+        # Rows lie in the unit ball, so their means do too (projection, free).
+        means /= np.maximum(1.0, np.linalg.norm(means, axis=1))[:, None]
+        scatter = releases[:, :d, :d].sum(axis=0) / FEATURE_WEIGHT**2
+        within = scatter - np.einsum("c,ci,cj->ij", shares, means, means)
+        within = project_psd_trace_ball((within + within.T) / 2, 1.0)
+        floor = eigenvalue_floor(n_samples, d, budget)
+        precision = floored_inverse(within, floor)
+        priors = shares / shares.sum()
+
+        coefficients = means @ precision  # per class, at unit scale
+        intercepts = -0.5 * np.einsum("ci,ci->c", coefficients, means) + np.log(priors)
+        # Back to the units of X: x/B at unit scale.
+        coefficients = coefficients / bound
+        if len(self.classes_) == 2:
+            self.coef_ = (coefficients[1] - coefficients[0])[None, :]
+            self.intercept_ = np.array([intercepts[1] - intercepts[0]])
+        else:
+            self.coef_, self.intercept_ = coefficients, intercepts
+        self.priors_ = priors
+        self.means_ = means * bound
+        self.covariance_ = within * bound**2
+
+        # Discriminant directions: between-class scatter against the within.
+        overall = priors @ means
+        centred = means - overall
+        between = (centred.T * priors) @ centred
+        values, vectors = linalg.eigh(between, within + floor * np.eye(d))
+        order = np.argsort(values)[::-1]
+        limit = min(len(self.classes_) - 1, d)
+        kept = limit if self.n_components is None else self.n_components
+        self.scalings_ = vectors[:, order[:kept]] / bound
+        self.xbar_ = overall * bound
+        self.n_components_ = kept
+        self._n_features_out = kept
+
+    def decision_function(self, X):
+        """Scores of the linear discriminants.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self, "coef_")
+        X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X):
+        """Class probabilities under the fitted Gaussian model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_log_proba(self, X):
+        """Logarithms of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores, axis=1)
+
+    def transform(self, X):
+        """Project X on the discriminant directions.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "scalings_")
+        X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
+        return np.asarray(X @ self.scalings_) - self.xbar_ @ self.scalings_

@@ -1,0 +1,142 @@
+"""PrivateLinearDiscriminantAnalysis: one release per class (§15)."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+
+from skprivcov import PrivacyAccountant, PrivacyCost, UnsupportedPrivacyNotionError
+from skprivcov._stats import unit_ball_statistics
+from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis, _lda
+
+
+def _blobs(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-0.4, 0.0], [0.4, 0.1], [0.0, 0.45]])
+    y = rng.integers(0, 3, n)
+    return centres[y] + 0.08 * rng.normal(size=(n, 2)), y
+
+
+def _spy(monkeypatch):
+    calls = []
+    original = _lda.gaussian_covariance
+
+    def spy(moment, n_samples, budget, rng):
+        calls.append((moment.copy(), n_samples, budget))
+        return original(moment, n_samples, budget, rng)
+
+    monkeypatch.setattr(_lda, "gaussian_covariance", spy)
+    return calls
+
+
+def test_each_class_sum_gets_one_release_of_noise_at_the_whole_budget(monkeypatch):
+    """§15: the sums are released jointly at one release's cost: every class's
+    Σ_{i∈c} a aᵀ/n (augmented rows, exactly) gets GaussCov at the whole ρ."""
+    X, y = _blobs()
+    calls = _spy(monkeypatch)
+    clf = PrivateLinearDiscriminantAnalysis(rho=0.5, random_state=0).fit(X, y)
+    assert len(calls) == 3
+    for label, (moment, n_samples, budget) in zip(clf.classes_, calls, strict=True):
+        rows = X[y == label]
+        stats = unit_ball_statistics(rows, 1.0, with_mean=True)
+        share = len(rows) / len(X)
+        assert n_samples == len(X) and budget == PrivacyCost.zcdp(0.5)
+        np.testing.assert_allclose(moment[:2, :2], stats.second_moment * share / 2)
+        np.testing.assert_allclose(moment[:2, 2], stats.mean * share / 2)
+        assert moment[2, 2] == pytest.approx(share / 2)
+    assert clf.privacy_spent_ == PrivacyCost.zcdp(0.5)
+    assert [p.step for p in clf.privacy_parts_] == ["per-class sums"]
+
+
+def test_the_joint_sensitivity_is_that_of_one_release(monkeypatch):
+    """Replace one row by one of another class and value: the stacked class
+    moments move by at most √2/n in Frobenius norm (§15), the sensitivity
+    GaussCov is calibrated for."""
+    X, y = _blobs(n=200)
+    calls = _spy(monkeypatch)
+    for swap in range(20):
+        X2, y2 = X.copy(), y.copy()
+        X2[swap] = np.array([0.6, -0.8]) * (swap % 3 + 1) / 3
+        y2[swap] = (y[swap] + 1 + swap % 2) % 3
+        calls.clear()
+        PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X, y)
+        first = np.array([moment for moment, _, _ in calls])
+        calls.clear()
+        PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X2, y2)
+        second = np.array([moment for moment, _, _ in calls])
+        assert np.linalg.norm(first - second) <= math.sqrt(2) / len(X) * (1 + 1e-12)
+
+
+def test_an_accountant_is_charged_once_for_all_classes():
+    X, y = _blobs()
+    accountant = PrivacyAccountant(rho=1.0)
+    PrivateLinearDiscriminantAnalysis(rho=0.4, accountant=accountant).fit(X, y)
+    assert accountant.spent.rho == pytest.approx(0.4)
+    assert len(accountant.history()) == 1
+
+
+def test_public_problems_are_refused_before_spending():
+    X, y = _blobs()
+    accountant = PrivacyAccountant(rho=1.0)
+    with pytest.raises(UnsupportedPrivacyNotionError):
+        PrivateLinearDiscriminantAnalysis(epsilon=1.0, accountant=accountant).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        PrivateLinearDiscriminantAnalysis(
+            classes=[0, 1, 2], n_components=3, accountant=accountant
+        ).fit(X, y)
+    assert accountant.history() == []
+
+
+def test_labels_outside_the_public_classes_are_refused_after_the_charge():
+    X, y = _blobs()
+    accountant = PrivacyAccountant(rho=1.0)
+    clf = PrivateLinearDiscriminantAnalysis(
+        classes=[0, 1], rho=0.1, accountant=accountant
+    )
+    with pytest.raises(ValueError, match="not in classes") as refused:
+        clf.fit(X, y)
+    assert "2" not in str(refused.value)  # no label value in the message
+    assert accountant.spent.rho == pytest.approx(0.1)
+    # A public class that y lacks is kept (its count is released as ~0).
+    clf = PrivateLinearDiscriminantAnalysis(classes=[0, 1, 2, 3], rho=1.0).fit(X, y)
+    assert list(clf.classes_) == [0, 1, 2, 3]
+    assert clf.priors_[3] < 0.05
+
+
+def test_the_classifier_learns_and_transforms():
+    X, y = _blobs()
+    clf = PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.95
+    np.testing.assert_allclose(clf.predict_proba(X[:10]).sum(axis=1), 1.0)
+    np.testing.assert_allclose(clf.priors_, np.bincount(y) / len(y), atol=0.02)
+    np.testing.assert_allclose(
+        clf.means_, [X[y == c].mean(axis=0) for c in range(3)], atol=0.03
+    )
+    assert clf.transform(X).shape == (len(X), 2)
+    one = PrivateLinearDiscriminantAnalysis(rho=1.0, n_components=1, random_state=0)
+    assert one.fit(X, y).transform(X).shape == (len(X), 1)
+
+
+def test_digits_accuracy_follows_the_budget():
+    """Digits (10 classes, d = 64, rows scaled into the unit ball): test
+    accuracy rises with ρ and approaches the non-private LDA's (0.96)."""
+    data = load_digits()
+    X = data.data / 128
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, data.target, test_size=0.3, random_state=0, stratify=data.target
+    )
+    accuracy = {
+        rho: np.mean(
+            [
+                PrivateLinearDiscriminantAnalysis(rho=rho, random_state=seed)
+                .fit(X_train, y_train)
+                .score(X_test, y_test)
+                for seed in range(3)
+            ]
+        )
+        for rho in (0.1, 10.0)
+    }
+    assert accuracy[0.1] < accuracy[10.0]
+    assert accuracy[10.0] > 0.85
