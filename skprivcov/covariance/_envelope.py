@@ -4,25 +4,24 @@ from numbers import Real
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import RELEASE_SEED
 from skprivcov._validation import check_input
-from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._base import (
     BasePrivateCovariance,
     ReleasedCovarianceMixin,
     floored_inverse,
 )
-from skprivcov.covariance._release import CovarianceRelease, release_of
-from skprivcov.privacy import PrivacyCost
+from skprivcov.covariance._consumer import ReleaseConsumerMixin
+from skprivcov.covariance._release import CovarianceRelease
 
 __all__ = ["PrivateEllipticEnvelope"]
 
 
-class PrivateEllipticEnvelope(OutlierMixin, BaseEstimator):
+class PrivateEllipticEnvelope(ReleaseConsumerMixin, OutlierMixin, BaseEstimator):
     """Outlier detection by Mahalanobis distance under a private covariance.
 
     A row is an outlier when its squared Mahalanobis distance under a released
@@ -123,15 +122,6 @@ default=None
         self.significance = significance
         self.random_state = random_state
 
-    def __sklearn_clone__(self):
-        # A release is published data, not a model to refit (as PrivateRidge).
-        return super().__sklearn_clone__().set_params(covariance=self.covariance)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None):
         """Take the release, or make one of X.
@@ -148,44 +138,13 @@ n_features), default=None
         -------
         self : object
         """
-        for stale in ("estimator_", "feature_names_in_"):
-            self.__dict__.pop(stale, None)  # from an earlier fit
-        if self.covariance is not None:
-            if self.estimator is not None:
-                raise ValueError(
-                    "Give either covariance (a release) or estimator (to make "
-                    "one), not both."
-                )
-            release = _release_of(self.covariance)
-            if X is not None:
-                validate_data(self, X, reset=True, skip_check_array=True)
-                if self.n_features_in_ != release.n_columns:
-                    raise ValueError(
-                        f"X has {self.n_features_in_} features, but the release "
-                        f"has {release.n_columns}."
-                    )
-            self._set_release(release)
-            self.privacy_spent_ = PrivacyCost.zero()
-            self.privacy_parts_ = ()
-            return self
-        if X is None:
+        release = self._obtain_release(X)
+        if release.mean is None:
             raise ValueError(
-                "Without covariance, fit releases X: give X (or a release as "
-                "covariance=...)."
+                "Mahalanobis distances need the release's mean: fit the covariance "
+                "estimator with assume_centered=False."
             )
-        estimator = AutoCovariance() if self.estimator is None else self.estimator
-        estimator = clone(estimator).set_params(
-            assume_centered=False, random_state=self.random_state
-        )
-        # Its fit checks X's public facts and charges before reading values.
-        estimator.fit(X)
-        self.estimator_ = estimator
-        self.n_features_in_ = estimator.n_features_in_
-        if hasattr(estimator, "feature_names_in_"):
-            self.feature_names_in_ = estimator.feature_names_in_
-        self._set_release(CovarianceRelease.from_estimator(estimator))
-        self.privacy_spent_ = estimator.privacy_spent_
-        self.privacy_parts_ = estimator.privacy_parts_
+        self._set_release(release)
         return self
 
     def _set_release(self, release):
@@ -252,13 +211,3 @@ n_features), default=None
         labels : ndarray of shape (n_samples,)
         """
         return np.where(self.decision_function(X) >= 0, 1, -1)
-
-
-def _release_of(covariance):
-    release = release_of(covariance, "PrivateEllipticEnvelope")
-    if release.mean is None:
-        raise ValueError(
-            "Mahalanobis distances need the release's mean: fit the covariance "
-            "estimator with assume_centered=False."
-        )
-    return release

@@ -8,22 +8,19 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
     _fit_context,
-    clone,
 )
 from sklearn.utils._param_validation import Interval, RealNotInt
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import RELEASE_SEED
 from skprivcov._validation import check_input
 from skprivcov.covariance import (
-    AutoCovariance,
     BasePrivateCovariance,
     CovarianceRelease,
 )
 from skprivcov.covariance._base import ReleasedCovarianceMixin
-from skprivcov.covariance._release import release_of
+from skprivcov.covariance._consumer import ReleaseConsumerMixin
 from skprivcov.mechanisms import eigh_descending
-from skprivcov.privacy import PrivacyCost
 
 __all__ = ["PrivatePCA"]
 
@@ -36,7 +33,12 @@ def _sign_flip(vectors):
     return vectors * np.where(signs == 0, 1.0, signs)
 
 
-class PrivatePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PrivatePCA(
+    ReleaseConsumerMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
     """Principal component analysis of a private covariance release.
 
     The components are the eigenvectors of a released (private) covariance and
@@ -176,16 +178,6 @@ default=None
         self.whiten = whiten
         self.random_state = random_state
 
-    def __sklearn_clone__(self):
-        # A release is published data, not a model: cloning a fitted covariance
-        # estimator would unfit it (and a refit would spend privacy again).
-        return super().__sklearn_clone__().set_params(covariance=self.covariance)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None):
         """Decompose the release, or a release of X made here.
@@ -202,50 +194,10 @@ n_features), default=None
         -------
         self : object
         """
-        for stale in ("estimator_", "feature_names_in_"):
-            self.__dict__.pop(stale, None)  # from an earlier fit
-        if self.covariance is not None:
-            if self.estimator is not None:
-                raise ValueError(
-                    "Give either covariance (a release to decompose) or estimator "
-                    "(to make one), not both."
-                )
-            release = release_of(self.covariance, "PrivatePCA")
-            if X is not None:
-                # Only the shape and column names: no value of X is read.
-                validate_data(self, X, reset=True, skip_check_array=True)
-                if self.n_features_in_ != release.n_columns:
-                    raise ValueError(
-                        f"X has {self.n_features_in_} features, but the release "
-                        f"has {release.n_columns}."
-                    )
-            elif release.feature_names is not None:
-                self.feature_names_in_ = np.asarray(release.feature_names, object)
-            self._check_n_components(release.n_columns)
-            self._decompose(release)
-            self.privacy_spent_ = PrivacyCost.zero()
-            self.privacy_parts_ = ()
-            return self
-        if X is None:
-            raise ValueError(
-                "PrivatePCA without covariance releases X in fit: give X (or a "
-                "release as covariance=...)."
-            )
-        estimator = self._release_estimator()
-        # The estimator's own fit checks X's public facts and charges its
-        # accountant before reading any value (docs/algorithms.rst §13.2); the
-        # number of components is checked against X's shape before that.
-        shape = X.shape if hasattr(X, "shape") else np.asarray(X, dtype=object).shape
-        if len(shape) == 2 and shape[1] >= 1:  # else the estimator's checks say
-            self._check_n_components(shape[1])
-        estimator.fit(X)
-        self.estimator_ = estimator
-        self.n_features_in_ = estimator.n_features_in_
-        if hasattr(estimator, "feature_names_in_"):
-            self.feature_names_in_ = estimator.feature_names_in_
-        self._decompose(CovarianceRelease.from_estimator(estimator))
-        self.privacy_spent_ = estimator.privacy_spent_
-        self.privacy_parts_ = estimator.privacy_parts_
+        release = self._obtain_release(X, check_public=self._check_n_components)
+        if self.covariance is not None and X is None and release.feature_names:
+            self.feature_names_in_ = np.asarray(release.feature_names, object)
+        self._decompose(release)
         return self
 
     def _check_n_components(self, n_features):
@@ -256,10 +208,7 @@ n_features), default=None
             )
 
     def _release_estimator(self):
-        estimator = AutoCovariance() if self.estimator is None else self.estimator
-        estimator = clone(estimator).set_params(
-            assume_centered=False, random_state=self.random_state
-        )
+        estimator = super()._release_estimator()
         params = estimator.get_params(deep=False)
         if (
             "n_components" in params
