@@ -122,3 +122,68 @@ def test_the_deviation_of_the_trace_estimate_is_the_mechanisms():
         tolerance = 4.5 * math.sqrt((kurtosis - 1) / (4 * draws.size))
         assert np.std(draws) == pytest.approx(deviation, rel=tolerance)
         assert abs(np.mean(draws) - 0.5) < 4.5 * deviation / math.sqrt(draws.size)
+
+
+@pytest.mark.parametrize("assume_centered", [True, False])
+def test_releasing_nothing_publishes_no_sign_of_the_data(assume_centered):
+    """The zero release is built from the public shape: neighbouring datasets
+    whose second moments differ in sign give the same bytes (a product of the
+    target with 0.0 kept -0.0 where an entry was negative, §13)."""
+    from skprivcov.decomposition import PrivatePCA
+
+    X = np.zeros((40, 3))
+    X[0] = [0.5, 0.5, 0.0]
+    neighbour = X.copy()
+    neighbour[0] = [0.5, -0.5, 0.0]
+    fits = [
+        AutoCovariance(rho=1e-4, assume_centered=assume_centered, random_state=0).fit(A)
+        for A in (X, neighbour)
+    ]
+    assert [f.mechanism_ for f in fits] == ["zero", "zero"]
+    for attribute in ("covariance_", "location_", "precision_"):
+        first, second = (getattr(f, attribute) for f in fits)
+        assert first.tobytes() == second.tobytes(), attribute
+    assert not np.signbit(fits[0].covariance_).any()
+    pcas = [
+        PrivatePCA(covariance=f).fit(A)
+        for f, A in zip(fits, (X, neighbour), strict=True)
+    ]
+    assert pcas[0].components_.tobytes() == pcas[1].components_.tobytes()
+
+
+def test_the_centred_trace_estimate_has_the_features_deviation():
+    """A centring fit estimates tr S of the features with sensitivity 1/n
+    directly (§3.9): its spread is the Gaussian σ = (1/n)/√(2ρ_t), not twice
+    that (noising the augmented trace ½ tr S + ½ and converting). 2000 fits:
+    4.5 standard errors of a Gaussian standard deviation are 7.1%."""
+    from skprivcov.covariance._auto import estimate_deviation
+
+    n = 200
+    X = np.random.default_rng(0).normal(size=(n, 2))
+    X *= math.sqrt(0.5) / np.linalg.norm(X, axis=1, keepdims=True)  # tr S = 0.5
+    estimates = np.array(
+        [
+            AutoCovariance(rho=0.32, assume_centered=False, random_state=seed)
+            .fit(X)
+            .trace_estimate_
+            for seed in range(2000)
+        ]
+    )
+    deviation = estimate_deviation(n, PrivacyCost.zcdp(0.32 / 16))
+    assert np.std(estimates) == pytest.approx(deviation, rel=4.5 * math.sqrt(2 / 8000))
+    assert abs(np.mean(estimates) - 0.5) < 4.5 * deviation / math.sqrt(2000)
+
+
+def test_without_the_zero_candidate_a_mechanism_always_runs():
+    """allow_zero=False: where the rule would release nothing, the mechanism
+    it would otherwise pick runs on 15/16 of the budget (§3.9)."""
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 4))
+    assert AutoCovariance(rho=1e-4, random_state=0).fit(X).mechanism_ == "zero"
+    est = AutoCovariance(rho=1e-4, allow_zero=False, random_state=0).fit(X)
+    assert est.mechanism_ == "adaptive"
+    assert compose_parts(est.privacy_parts_).rho == pytest.approx(1e-4)
+    assert "unspent (zero released)" not in [p.step for p in est.privacy_parts_]
+    pure = PrivacyCost.pure(0.01)
+    assert choose_mechanism(50, 4, pure, 0.5) == "zero"
+    assert choose_mechanism(50, 4, pure, 0.5, allow_zero=False) == "nuclear-laplace"
+    assert choose_mechanism(50, 4, pure, 0.1, allow_zero=False) == "adaptive"

@@ -159,3 +159,16 @@ def test_feature_names_and_pandas_output(release, digits):
     pca = PrivatePCA(n_components=2, covariance=release).set_output(transform="pandas")
     frame = pca.fit(X).transform(X[:3])
     assert list(frame.columns) == ["privatepca0", "privatepca1"]
+
+
+def test_the_default_release_never_chooses_nothing():
+    """A zero release has no directions: PrivatePCA's default is the automatic
+    choice without that candidate (docs/pca.rst)."""
+    from skprivcov import AutoCovariance
+
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 4))
+    auto = AutoCovariance(assume_centered=False, random_state=0).fit(X)
+    assert auto.mechanism_ == "zero"
+    pca = PrivatePCA(n_components=2, random_state=0).fit(X)
+    assert pca.estimator_.get_params()["allow_zero"] is False
+    assert pca.estimator_.mechanism_ != "zero"

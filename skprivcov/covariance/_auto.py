@@ -3,6 +3,8 @@ one cheap private statistic."""
 
 import math
 
+import numpy as np
+
 from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance, Release
@@ -32,7 +34,9 @@ NOTHING_ABOVE = {"zcdp": 2.0, "pure": 0.66}
 ADAPTIVE_BELOW = 0.15
 
 
-def choose_mechanism(n_samples, n_features, budget, trace, trace_deviation=0.0):
+def choose_mechanism(
+    n_samples, n_features, budget, trace, trace_deviation=0.0, *, allow_zero=True
+):
     """The mechanism AutoCovariance runs (docs/algorithms.rst §3.9).
 
     Parameters
@@ -48,6 +52,8 @@ def choose_mechanism(n_samples, n_features, budget, trace, trace_deviation=0.0):
         of nothing compares the noise level with the estimate minus one
         deviation, so that an estimate made of noise (few rows, tiny budget)
         leans towards releasing nothing.
+    allow_zero : bool, default=True
+        Whether releasing nothing is a candidate.
 
     Returns
     -------
@@ -59,7 +65,9 @@ def choose_mechanism(n_samples, n_features, budget, trace, trace_deviation=0.0):
         AdaptiveCov for ``trace`` below ``ADAPTIVE_BELOW`` and the
         nuclear-Laplace mechanism above.
     """
-    if _nothing_beats(n_samples, n_features, budget, trace - trace_deviation):
+    if allow_zero and _nothing_beats(
+        n_samples, n_features, budget, trace - trace_deviation
+    ):
         return "zero"
     if budget.notion == "zcdp" or trace < ADAPTIVE_BELOW:
         return "adaptive"
@@ -115,6 +123,14 @@ class AutoCovariance(BasePrivateCovariance):
     beta : float in (0, 1), default=0.1
         Failure probability of AdaptiveCov's utility guarantees, when it runs.
 
+    allow_zero : bool, default=True
+        Whether releasing nothing is a candidate. It is the best release of a
+        covariance (in Frobenius error) when the noise would dominate, but it
+        carries no direction: for uses that need directions (principal
+        components; :class:`~skprivcov.decomposition.PrivatePCA` sets False)
+        a noisy release's eigenvectors are never worse than an arbitrary
+        basis, so False always runs a mechanism (docs/algorithms.rst §3.9).
+
     {projection_parameter}
 
     {common_parameters}
@@ -168,6 +184,7 @@ class AutoCovariance(BasePrivateCovariance):
     _parameter_constraints: dict = {
         **BasePrivateCovariance._parameter_constraints,
         "beta": AdaptiveCovariance._parameter_constraints["beta"],
+        "allow_zero": ["boolean"],
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
@@ -179,6 +196,7 @@ class AutoCovariance(BasePrivateCovariance):
         epsilon=None,
         delta=None,
         beta=0.1,
+        allow_zero=True,
         norm_bound=1.0,
         assume_centered=True,
         projection="psd-trace",
@@ -198,6 +216,7 @@ class AutoCovariance(BasePrivateCovariance):
             accountant=accountant,
         )
         self.beta = beta
+        self.allow_zero = allow_zero
 
     def _resolve_budget(self):
         budget = super()._resolve_budget()
@@ -207,22 +226,30 @@ class AutoCovariance(BasePrivateCovariance):
     def _release(self, data, budget, rng):
         bound = float(self.norm_bound)
         trace_part, rest = split_budget("auto", budget)
+        target_trace = data.target(bound).trace
+        if data.augmented:
+            # tr M = ½ tr S + ½ for the augmented rows (§8.2): recover tr S
+            # exactly and estimate it with its own sensitivity 1/n (noising
+            # tr M at 1/n and converting would double the noise; §3.9).
+            target_trace = (target_trace - CONSTANT_SQUARE) / FEATURE_SQUARE
         # An estimate, not a bound: no upward shift (β = None).
         estimate, _ = private_trace_upper_bound(
-            data.target(bound).trace, data.n_samples, trace_part.cost, None, rng
+            target_trace, data.n_samples, trace_part.cost, None, rng
         )
         deviation = estimate_deviation(data.n_samples, trace_part.cost)
-        if data.augmented:  # tr M = ½ tr S + ½ for the augmented rows (§8.2)
-            estimate = max(
-                (estimate - float(CONSTANT_SQUARE)) / float(FEATURE_SQUARE), 0.0
-            )
-            deviation /= float(FEATURE_SQUARE)
         choice = choose_mechanism(
-            data.n_samples, data.n_columns, rest.cost, estimate, deviation
+            data.n_samples,
+            data.n_columns,
+            rest.cost,
+            estimate,
+            deviation,
+            allow_zero=self.allow_zero,
         )
         extras = {"mechanism_": choice, "trace_estimate_": estimate * bound**2}
         if choice == "zero":
-            zero = data.target(bound).matrix * 0.0
+            # Built from the public shape alone: a product of the target with
+            # 0.0 would keep the signs of its entries (-0.0) and publish them.
+            zero = np.zeros((data.n_columns, data.n_columns))
             if data.augmented:  # the constant's entry is public
                 zero[-1, -1] = float(CONSTANT_SQUARE)
             parts = (trace_part, BudgetPart("unspent (zero released)", rest.cost))

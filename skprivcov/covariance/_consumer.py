@@ -32,7 +32,7 @@ class ReleaseConsumerMixin:
     def _obtain_release(self, X, *, check_public=None):
         """The release given as ``covariance`` (X read for its shape and names
         only; nothing spent), or one of X made by a clone of ``estimator``
-        (default AutoCovariance) with ``assume_centered=False`` and this
+        (default :meth:`_default_estimator`) with ``assume_centered=False`` and this
         ``random_state``; ``check_public(n_features)`` runs before its charge.
         """
         owner = type(self).__name__
@@ -81,9 +81,15 @@ class ReleaseConsumerMixin:
         self.privacy_parts_ = estimator.privacy_parts_
         return CovarianceRelease.from_estimator(estimator)
 
+    def _default_estimator(self):
+        """What makes the release when ``estimator`` is None."""
+        return AutoCovariance()
+
     def _release_estimator(self):
         """A fresh clone of ``estimator`` (never the user's instance)."""
-        estimator = AutoCovariance() if self.estimator is None else self.estimator
+        estimator = self.estimator
+        if estimator is None:
+            estimator = self._default_estimator()
         return clone(estimator).set_params(
             assume_centered=False, random_state=self.random_state
         )

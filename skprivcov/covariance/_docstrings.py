@@ -77,8 +77,10 @@ _SHARED = {
         The public floor of the eigenvalues behind ``precision_``:
         B²·min(noise level, 1/d), the noise level being the spectral scale of
         the Gaussian (zCDP) or Laplace (pure) mechanism's noise at the budget
-        spent (docs/algorithms.rst §15), and B the clipping bound of the
-        release. A function of n, d, the budget and B only.""",
+        spent (docs/algorithms.rst §15), and B the scale of the release: the
+        clipping bound, or the private threshold τ̃ of AdaptiveCov (and of
+        AutoCovariance when it chooses it), itself published by the release.
+        A function of n, d, the budget and B only.""",
     "input_attributes": """n_features_in_ : int
         Number of features seen during fit.
 

@@ -51,8 +51,9 @@ class CovarianceRelease:
         Who made the release (an estimator and its public parameters).
 
     noise_level : float >= 0, default=None
-        The public spectral noise level of the release in its units, if known
-        (the ``eigenvalue_floor_`` of the estimator that made it; see
+        The spectral noise level of the release in its units, if known
+        (the ``eigenvalue_floor_`` of the estimator that made it: public n, d
+        and budget times the release's published scale; see
         docs/algorithms.rst §15). ``PrivateRidge(alpha="auto")`` sets its
         penalty from it (§16).
 

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from skprivcov._constraints import RELEASE_SEED
 from skprivcov._validation import check_input
 from skprivcov.covariance import (
+    AutoCovariance,
     BasePrivateCovariance,
     CovarianceRelease,
 )
@@ -71,7 +72,10 @@ default=None
         estimator with an ``n_components`` parameter left at None (ADK19's
         EMCov, ``IterativeEigenCovariance``) gets the integer
         ``n_components``, so that it spends its budget on those directions
-        only. None: ``AutoCovariance()`` (ρ = 0.1; docs/choosing.rst).
+        only. None: ``AutoCovariance(allow_zero=False)`` (ρ = 0.1;
+        docs/choosing.rst): the automatic choice without its option of
+        releasing nothing, which carries no direction (on digits at ε = 0.5
+        it captured half the variance of a random subspace; docs/pca.rst).
 
     whiten : bool, default=False
         Divide the projections by the square roots of the explained variances
@@ -206,6 +210,10 @@ n_features), default=None
                 f"n_components={self.n_components} must be at most the number of "
                 f"features, {n_features}."
             )
+
+    def _default_estimator(self):
+        # A zero release has no eigenvectors to speak of (§3.9, §15).
+        return AutoCovariance(allow_zero=False)
 
     def _release_estimator(self):
         estimator = super()._release_estimator()

@@ -59,9 +59,10 @@ class PrivateRidge(BasePrivateRidge):
         when ``fit_intercept``). This equals scikit-learn's
         ``Ridge(alpha=2·n·alpha)`` on the same rows. Being per row, the same
         alpha suits training sets of any size. "auto" sets it from the privacy
-        level (AdaSSP-style, docs/algorithms.rst §16): 2α = c·ℓ, ℓ the public
-        noise level of the release's feature block (its estimator's
-        ``eigenvalue_floor_``, in the units of X), c = 1/2; it spends
+        level (AdaSSP-style, docs/algorithms.rst §16): 2α = c·ℓ, ℓ the noise
+        level of the release's feature block (its estimator's
+        ``eigenvalue_floor_``, in the units of X: public n, d and budget times
+        the release's published scale), c = 1/2; it spends
         nothing, and needs a release that states its noise level (made by a
         skprivcov estimator, or a CovarianceRelease with ``noise_level``):
         give a number for an array. The value used is ``alpha_``. The default
@@ -124,7 +125,7 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     alpha_ : float
         The regularisation strength used: ``alpha``, or the one "auto" chose
-        (from public values only).
+        (from public values and the release's published scale only).
 
     intercept_ : float
         The intercept (0.0 without ``fit_intercept``).
@@ -331,14 +332,14 @@ default=None
         return self
 
     def _release_noise(self):
-        """The public noise level of the given release, if it is known."""
+        """The noise level of the given release, if it is known."""
         return as_release(self.covariance).noise_level
 
     def _set_model(self, release, features, n_features, target, noise):
         if self.alpha == "auto":
             if noise is None:
                 raise ValueError(
-                    "alpha='auto' sets the penalty from the release's public noise "
+                    "alpha='auto' sets the penalty from the release's noise "
                     "level, which this release does not state: give the fitted "
                     "skprivcov estimator (or CovarianceRelease(..., noise_level=)) "
                     "as covariance, or a number for alpha."

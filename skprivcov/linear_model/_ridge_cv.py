@@ -49,7 +49,8 @@ class PrivateRidgeCV(BasePrivateRidge):
         ``PrivateRidge(alpha="auto")`` sets from the privacy level
         (docs/algorithms.rst §16), each fold's computed from the public noise
         level of its training releases; ``alpha_`` is the chosen multiple of
-        the penalty for the pooled release of all folds. Public values only.
+        the penalty for the pooled release of all folds. From public values
+        and the releases' published scales only.
 
     cv : int >= 2, default=3
         Number of folds. Every fold release is of fewer rows as ``cv`` grows:

@@ -47,7 +47,10 @@ RELEASE_ATTRIBUTES = {
     "privacy_parts_": "its split by step: public parameters (mechanisms.SPLITS)",
     "n_features_in_": "public: the shape of X",
     "feature_names_in_": "public: the column names of X",
-    "eigenvalue_floor_": "B²·min(noise level, 1/d): public (n, d, budget, bound)",
+    "eigenvalue_floor_": (
+        "B²·min(noise level, 1/d): public n, d, budget, and the release's scale B"
+        " (the bound, or a published private threshold τ̃)"
+    ),
     "_precision": "a cache of the floored inverse of covariance_: post-processing",
 }
 
@@ -248,12 +251,19 @@ _ENTRIES = (
     ),
     RegistryEntry(
         AutoCovariance,
-        {"default": {}, "pure": {"epsilon": 1.0}, **_CENTRED},
+        {
+            "default": {},
+            "pure": {"epsilon": 1.0},
+            "no zero": {"allow_zero": False},
+            **_CENTRED,
+        },
         cli_name="auto",
         demo_budgets=("zcdp", "pure"),
         published={
             **RELEASE_ATTRIBUTES,
             "mechanism_": "the choice: private trace estimate and public values",
+            # covariance_'s scale and eigenvalue_floor_ follow the chosen
+            # mechanism's published threshold τ̃ (AdaptiveCov) or the bound.
             "trace_estimate_": "output of the private trace step (§3.9)",
         },
         expected_failed_checks=_PRIVATE_CHECKS,
@@ -344,7 +354,7 @@ _ENTRIES = (
         published={
             "coef_": "post-processing of the release",
             "intercept_": "post-processing of the release",
-            "alpha_": "alpha, or the public noise level's penalty (§16)",
+            "alpha_": "alpha, or the penalty of the release's noise level (§16)",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
             **_MODEL_PUBLIC,
