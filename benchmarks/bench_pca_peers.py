@@ -51,7 +51,9 @@ def _fit(method, X, bounds, epsilon, k, seed):
         from skprivcov.decomposition import PrivatePCA
 
         model = PrivatePCA(
-            n_components=k, estimator=AutoCovariance(epsilon=epsilon), random_state=seed
+            n_components=k,
+            estimator=AutoCovariance(epsilon=epsilon, allow_zero=False),
+            random_state=seed,
         ).fit(X)
     elif method == "skprivcov EMCov rank k":
         from skprivcov import IterativeEigenCovariance

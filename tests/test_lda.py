@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from skprivcov import PrivacyAccountant, PrivacyCost, UnsupportedPrivacyNotionError
+from skprivcov import PrivacyAccountant, PrivacyCost
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis, _lda
 
@@ -69,6 +69,79 @@ def test_the_joint_sensitivity_is_that_of_one_release(monkeypatch):
         assert np.linalg.norm(first - second) <= math.sqrt(2) / len(X) * (1 + 1e-12)
 
 
+def _upper_l1(moments):
+    rows, cols = np.triu_indices(moments.shape[-1])
+    return np.abs(moments[:, rows, cols]).sum()
+
+
+def _class_moments(X, y, classes):
+    """Σ_{i∈c} a aᵀ / n of the augmented rows a = (x/√2, 1/√2), per class."""
+    A = np.hstack([X, np.ones((len(X), 1))]) / math.sqrt(2)
+    return np.array([A[y == c].T @ A[y == c] for c in classes]) / len(X)
+
+
+def test_the_joint_l1_sensitivity_holds_and_is_attained():
+    """The pure path's Δ₁ = ((√d+1)²/2 + 1)/n (§15): no replacement of one
+    row (value and class) moves the stacked upper triangles further, in a
+    random search over unit-ball rows, and moving x = 1/√d to another class
+    attains it. A Δ₁ 10% too small fails the second check."""
+    from skprivcov.mechanisms import per_class_sums_l1_sensitivity
+
+    rng = np.random.default_rng(0)
+    n, d, classes = 50, 4, (0, 1, 2)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = rng.integers(0, 3, n)
+    bound = per_class_sums_l1_sensitivity(d, n)
+    base = _class_moments(X, y, classes)
+    worst = 0.0
+    for _ in range(2000):
+        X2, y2 = X.copy(), y.copy()
+        i = rng.integers(n)
+        row = rng.normal(size=d) * rng.choice([1.0, 0.0, 1e3])
+        X2[i] = row / max(1.0, np.linalg.norm(row))
+        y2[i] = rng.integers(0, 3)
+        worst = max(worst, _upper_l1(_class_moments(X2, y2, classes) - base))
+    assert worst <= bound * (1 + 1e-12)
+    X2, y2 = X.copy(), y.copy()
+    X[0] = X2[0] = np.full(d, 1 / math.sqrt(d))
+    y[0], y2[0] = 0, 1
+    moved = _upper_l1(_class_moments(X2, y2, classes) - _class_moments(X, y, classes))
+    assert moved == pytest.approx(bound, rel=1e-12)
+
+
+def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
+    """Under pure ε every class sum gets symmetric Laplace noise of scale
+    Δ₁/ε, Δ₁ the joint ℓ1 sensitivity (§15), and the fit costs ε. The mean
+    absolute upper-triangle noise estimates the scale b: 400 fits × 3 classes
+    × 6 entries, 4.5 standard errors (|L| has mean b and sd b) are 3.1%."""
+    from skprivcov.mechanisms import per_class_sums_l1_sensitivity
+
+    X, y = _blobs(n=300)
+    noises = []
+    original = _lda.symmetric_noise
+
+    def spy(*args, **kwargs):
+        noise = original(*args, **kwargs)
+        noises.append(noise)
+        return noise
+
+    monkeypatch.setattr(_lda, "symmetric_noise", spy)
+    calls = _spy(monkeypatch)
+    for seed in range(400):
+        clf = PrivateLinearDiscriminantAnalysis(epsilon=0.5, random_state=seed)
+        clf.fit(X, y)
+    assert calls == []  # no Gaussian noise
+    assert clf.privacy_spent_ == PrivacyCost.pure(0.5)
+    rows, cols = np.triu_indices(3)
+    draws = np.abs(np.array(noises)[:, rows, cols]).ravel()
+    assert draws.size == 400 * 3 * 6
+    scale = per_class_sums_l1_sensitivity(2, 300) / 0.5
+    assert np.mean(draws) == pytest.approx(scale, rel=4.5 / math.sqrt(draws.size))
+    # Symmetric: the lower triangle mirrors the upper.
+    assert all(np.array_equal(noise, noise.T) for noise in noises[:10])
+
+
 def test_an_accountant_is_charged_once_for_all_classes():
     X, y = _blobs()
     accountant = PrivacyAccountant(rho=1.0)
@@ -80,8 +153,10 @@ def test_an_accountant_is_charged_once_for_all_classes():
 def test_public_problems_are_refused_before_spending():
     X, y = _blobs()
     accountant = PrivacyAccountant(rho=1.0)
-    with pytest.raises(UnsupportedPrivacyNotionError):
-        PrivateLinearDiscriminantAnalysis(epsilon=1.0, accountant=accountant).fit(X, y)
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivateLinearDiscriminantAnalysis(
+            rho=1.0, epsilon=1.0, accountant=accountant
+        ).fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         PrivateLinearDiscriminantAnalysis(
             classes=[0, 1, 2], n_components=3, accountant=accountant

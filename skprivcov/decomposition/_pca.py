@@ -76,6 +76,8 @@ default=None
         docs/choosing.rst): the automatic choice without its option of
         releasing nothing, which carries no direction (on digits at ε = 0.5
         it captured half the variance of a random subspace; docs/pca.rst).
+        When giving an ``AutoCovariance`` of your own, set
+        ``allow_zero=False`` for the same reason.
 
     whiten : bool, default=False
         Divide the projections by the square roots of the explained variances

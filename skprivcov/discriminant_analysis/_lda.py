@@ -29,10 +29,32 @@ from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
 from skprivcov.covariance._clipped_data import ClippedData
-from skprivcov.mechanisms import gaussian_covariance, project_psd_trace_ball
+from skprivcov.mechanisms import (
+    gaussian_covariance,
+    laplace_scale,
+    per_class_sums_l1_sensitivity,
+    project_psd_trace_ball,
+    symmetric_noise,
+)
 from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolve_budget
 
 __all__ = ["PrivateLinearDiscriminantAnalysis"]
+
+
+def _noisy_class_sum(moment, n_samples, budget, rng):
+    """One class's sum with the noise of the joint release (§15).
+
+    zCDP: jointly the sums have the Frobenius sensitivity of one release, so
+    each gets GaussCov's noise at the whole ρ and the total cost is ρ (not one
+    budget per class). Pure: symmetric Laplace noise at the joint ℓ1
+    sensitivity of all classes' upper triangles, at the whole ε.
+    """
+    if budget.notion == "zcdp":
+        noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)
+        return noisy
+    d = moment.shape[0] - 1
+    scale = laplace_scale(per_class_sums_l1_sensitivity(d, n_samples), budget.parameter)
+    return moment + symmetric_noise(d + 1, scale, rng, distribution="laplace")
 
 
 class PrivateLinearDiscriminantAnalysis(
@@ -46,7 +68,10 @@ class PrivateLinearDiscriminantAnalysis(
     Replacing one row changes at most two of the sums (its old and new class),
     and the joint Frobenius sensitivity of (S_1, …, S_C) is still √2, that of
     one release (docs/algorithms.rst §15): noise at one release's scale on
-    every S_c costs one release's ρ in total. The class counts (twice the
+    every S_c costs one release's ρ in total. Under pure ε-DP every S_c gets
+    symmetric Laplace noise at the joint ℓ1 sensitivity ((√d + 1)²/2 + 1)/n
+    of the stacked upper triangles (derived in §15), which costs ε in
+    total. The class counts (twice the
     constant entry), priors, class means and the pooled within-class
     covariance are post-processing, and so is the classifier.
 
@@ -62,9 +87,9 @@ class PrivateLinearDiscriminantAnalysis(
         Budget as ρ-zCDP (default ρ = 0.1).
 
     epsilon : float in [1e-30, 1e30], default=None
-        With ``delta > 0``: an (ε, δ) budget, calibrated to the largest ρ
-        that meets it. A pure ε budget is refused: the joint ℓ1 sensitivity of
-        the per-class sums (for Laplace noise) is not derived yet (§15).
+        Budget as pure ε-DP (``delta`` 0 or None: the Laplace noise above), or
+        with ``delta > 0`` an (ε, δ) budget, calibrated to the largest ρ that
+        meets it (Gaussian noise).
 
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget.
@@ -191,7 +216,7 @@ class PrivateLinearDiscriminantAnalysis(
             rho=self.rho,
             epsilon=self.epsilon,
             delta=self.delta,
-            notions=("zcdp",),
+            notions=("zcdp", "pure"),
             default=PrivacyCost.zcdp(0.1),
             owner=type(self).__name__,
         )
@@ -259,11 +284,7 @@ class PrivateLinearDiscriminantAnalysis(
                 moment = data.target(bound).matrix * (rows.size / n_samples)
             else:
                 moment = np.zeros((n_features + 1, n_features + 1))
-            # §15: jointly, the sums have the sensitivity of one release, so
-            # each gets one release's noise at the whole budget and the total
-            # cost is the budget (not one budget per class).
-            noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)
-            releases.append(noisy)
+            releases.append(_noisy_class_sum(moment, n_samples, budget, rng))
         self.classes_ = classes
         self._fit_from_releases(np.array(releases), n_samples, budget, bound)
         self.privacy_spent_ = budget

@@ -11,6 +11,7 @@ __all__ = [
     "eigenvalues_l2_sensitivity",
     "gaussian_scale",
     "laplace_scale",
+    "per_class_sums_l1_sensitivity",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
     "second_moment_nuclear_sensitivity",
@@ -43,6 +44,25 @@ def second_moment_l1_sensitivity(n_features, n_samples):
     """
     d = n_features
     return min(math.sqrt(d * (d + 1.0)), d / math.sqrt(2.0) + 1.0) / n_samples
+
+
+def per_class_sums_l1_sensitivity(n_features, n_samples):
+    """Joint ℓ1 sensitivity of the per-class sums of augmented rows (§15).
+
+    S_c = Σ_{i∈c} a_i a_iᵀ / n over the rows of class c, a = (x/√2, 1/√2) with
+    ‖x‖ ≤ 1 in R^d; the upper triangles (diagonal included) of all classes
+    stacked [derived here]. Replacing one row (a, c) by (b, c') subtracts
+    aaᵀ/n from S_c and adds bbᵀ/n to S_c', so the change has ℓ1 norm at most
+    (U(aaᵀ) + U(bbᵀ))/n, with U(aaᵀ) = Σ_{j≤k} abs(a_j a_k) = ½(‖a‖₁² + ‖a‖₂²)
+    (the same bound holds when c = c', by the triangle inequality). For the
+    augmented rows ‖a‖₂² = (‖x‖² + 1)/2 ≤ 1 and ‖a‖₁ = (‖x‖₁ + 1)/√2 ≤
+    (√d + 1)/√2, both at x = (1, …, 1)/√d, so ::
+
+        Δ₁ = ((√d + 1)²/2 + 1) / n,
+
+    attained by moving that row to another class.
+    """
+    return ((math.sqrt(n_features) + 1.0) ** 2 / 2.0 + 1.0) / n_samples
 
 
 def second_moment_nuclear_sensitivity(n_samples):

@@ -378,6 +378,7 @@ _ENTRIES = (
         PrivateLinearDiscriminantAnalysis,
         {
             "default": {},
+            "pure": {"epsilon": 1.0},
             "(epsilon, delta), 1 component": {
                 "epsilon": 2.0,
                 "delta": 1e-6,
