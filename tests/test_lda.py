@@ -215,3 +215,31 @@ def test_digits_accuracy_follows_the_budget():
     }
     assert accuracy[0.1] < accuracy[10.0]
     assert accuracy[10.0] > 0.85
+
+
+def test_in_a_pipeline_and_a_grid_search_every_fit_is_charged():
+    """In a Pipeline behind a public-bounds scaler and in a GridSearchCV over
+    the budget split by n_components: every fold fit and the refit charge the
+    shared accountant (2 candidates × 3 folds + 1 refit), and the refitted
+    model classifies."""
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    from skprivcov.preprocessing import FeatureBoundsScaler
+
+    X, y = _blobs(n=1500)
+    accountant = PrivacyAccountant(rho=10.0)
+    pipeline = make_pipeline(
+        FeatureBoundsScaler(lower=[-1, -1], upper=[1, 1]),
+        PrivateLinearDiscriminantAnalysis(
+            classes=[0, 1, 2], rho=0.5, norm_bound=2.0, accountant=accountant
+        ),
+    )
+    search = GridSearchCV(
+        pipeline,
+        {"privatelineardiscriminantanalysis__n_components": [1, 2]},
+        cv=3,
+    ).fit(X, y)
+    assert len(accountant.history()) == 7
+    assert accountant.spent.rho == pytest.approx(3.5)
+    assert search.score(X, y) > 0.9

@@ -92,6 +92,20 @@ _SHARED = {
         (a function of the parameters only; for ``AutoCovariance`` also of the
         mechanism it chose, a private output); the costs compose to
         ``privacy_spent_``.""",
+    "consumer_attributes": """estimator_ : skprivcov covariance estimator
+        Only when ``fit`` made the release: the fitted estimator.
+
+    privacy_spent_ : PrivacyCost
+        Zero with ``covariance``; else the cost of the release made.
+
+    privacy_parts_ : tuple of BudgetPart
+        The release's split (empty with ``covariance``).
+
+    n_features_in_ : int
+        Number of features.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features, when known.""",
     "neighbours": """Neighbouring datasets differ in one row (replace-one; n is
     public). The release is computed from the rows brought into the unit ball
     by ``norm_bound`` (docs/algorithms.rst §0), so the guarantee holds for any data.""",

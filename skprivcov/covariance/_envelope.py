@@ -16,11 +16,13 @@ from skprivcov.covariance._base import (
     floored_inverse,
 )
 from skprivcov.covariance._consumer import ReleaseConsumerMixin
+from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.covariance._release import CovarianceRelease
 
 __all__ = ["PrivateEllipticEnvelope"]
 
 
+@fill_shared_docs
 class PrivateEllipticEnvelope(ReleaseConsumerMixin, OutlierMixin, BaseEstimator):
     """Outlier detection by Mahalanobis distance under a private covariance.
 
@@ -73,20 +75,7 @@ default=None
     release_ : CovarianceRelease
         The release used.
 
-    estimator_ : skprivcov covariance estimator
-        Only when ``fit`` made the release.
-
-    privacy_spent_ : PrivacyCost
-        Zero with ``covariance``; else the cost of the release made.
-
-    privacy_parts_ : tuple of BudgetPart
-        The release's split (empty with ``covariance``).
-
-    n_features_in_ : int
-        Number of features.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features, when known.
+    {consumer_attributes}
 
     See Also
     --------

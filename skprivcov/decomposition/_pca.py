@@ -21,6 +21,7 @@ from skprivcov.covariance import (
 )
 from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.covariance._consumer import ReleaseConsumerMixin
+from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import eigh_descending
 
 __all__ = ["PrivatePCA"]
@@ -34,6 +35,7 @@ def _sign_flip(vectors):
     return vectors * np.where(signs == 0, 1.0, signs)
 
 
+@fill_shared_docs
 class PrivatePCA(
     ReleaseConsumerMixin,
     ClassNamePrefixFeaturesOutMixin,
@@ -109,20 +111,7 @@ default=None
     release_ : CovarianceRelease
         The release the decomposition was computed from.
 
-    estimator_ : skprivcov covariance estimator
-        Only when ``fit`` made the release: the fitted estimator.
-
-    privacy_spent_ : PrivacyCost
-        Zero with ``covariance``; else the cost of the release made.
-
-    privacy_parts_ : tuple of BudgetPart
-        The release's split (empty with ``covariance``).
-
-    n_features_in_ : int
-        Number of features.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features, when known.
+    {consumer_attributes}
 
     See Also
     --------
