@@ -181,8 +181,16 @@ def test_without_the_zero_candidate_a_mechanism_always_runs():
     assert AutoCovariance(rho=1e-4, random_state=0).fit(X).mechanism_ == "zero"
     est = AutoCovariance(rho=1e-4, allow_zero=False, random_state=0).fit(X)
     assert est.mechanism_ == "adaptive"
-    assert compose_parts(est.privacy_parts_).rho == pytest.approx(1e-4)
-    assert "unspent (zero released)" not in [p.step for p in est.privacy_parts_]
+    # Under zCDP nothing is left to choose: no trace estimate, AdaptiveCov at
+    # the whole budget (the same release as its own with the same seed).
+    assert est.trace_estimate_ is None
+    adaptive = AdaptiveCovariance(rho=1e-4, random_state=0).fit(X)
+    assert est.privacy_parts_ == adaptive.privacy_parts_
+    np.testing.assert_array_equal(est.covariance_, adaptive.covariance_)
+    pure = AutoCovariance(epsilon=0.05, allow_zero=False, random_state=0).fit(X)
+    assert pure.mechanism_ != "zero"
+    assert pure.privacy_parts_[0].step == "trace estimate"
+    assert compose_parts(pure.privacy_parts_).epsilon == pytest.approx(0.05)
     pure = PrivacyCost.pure(0.01)
     assert choose_mechanism(50, 4, pure, 0.5) == "zero"
     assert choose_mechanism(50, 4, pure, 0.5, allow_zero=False) == "nuclear-laplace"

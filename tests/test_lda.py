@@ -164,6 +164,22 @@ def test_public_problems_are_refused_before_spending():
     assert accountant.history() == []
 
 
+def test_no_label_in_the_public_classes_can_make_the_fit_fail():
+    """The kind of labels is checked on the public ``classes`` before the
+    charge; afterwards y is checked only for membership. Whether some row has
+    a listed label must not decide whether the fit succeeds (§13.2)."""
+    X, y = _blobs(n=300)
+    accountant = PrivacyAccountant(rho=1.0)
+    with pytest.raises(ValueError, match="label type"):
+        PrivateLinearDiscriminantAnalysis(
+            classes=[0, 0.5, 1], rho=0.1, accountant=accountant
+        ).fit(X, np.minimum(y, 1))
+    assert accountant.history() == []
+    for labels in (y.astype(float), np.where(y == 2, 1, y).astype(float)):
+        clf = PrivateLinearDiscriminantAnalysis(classes=[0, 1, 2], rho=0.1)
+        assert list(clf.fit(X, labels).classes_) == [0, 1, 2]
+
+
 def test_labels_outside_the_public_classes_are_refused_after_the_charge():
     X, y = _blobs()
     accountant = PrivacyAccountant(rho=1.0)

@@ -130,6 +130,8 @@ class AutoCovariance(BasePrivateCovariance):
         components; :class:`~skprivcov.decomposition.PrivatePCA` sets False)
         a noisy release's eigenvectors are never worse than an arbitrary
         basis, so False always runs a mechanism (docs/algorithms.rst §3.9).
+        Under zCDP that mechanism is always AdaptiveCov: then no trace
+        estimate is made and AdaptiveCov gets the whole budget.
 
     {projection_parameter}
 
@@ -146,9 +148,10 @@ class AutoCovariance(BasePrivateCovariance):
         spread is small next to their mean it may release a noisy covariance
         where nothing would be better (see docs/choosing.rst).
 
-    trace_estimate_ : float
+    trace_estimate_ : float or None
         The private estimate of the trace of the second moment (of the
-        features), in the units of X², that the choice was made from.
+        features), in the units of X², that the choice was made from. None
+        when no choice was needed (``allow_zero=False`` under zCDP).
 
     See Also
     --------
@@ -225,6 +228,13 @@ class AutoCovariance(BasePrivateCovariance):
 
     def _release(self, data, budget, rng):
         bound = float(self.norm_bound)
+        if not self.allow_zero and budget.notion == "zcdp":
+            # Nothing left to choose (§3.9): without the zero candidate a zCDP
+            # budget always goes to AdaptiveCov, so no trace estimate is made
+            # and the whole budget is its.
+            release = self._chosen("adaptive")._release(data, budget, rng)
+            extras = {"mechanism_": "adaptive", "trace_estimate_": None}
+            return Release(release.matrix, release.parts, release.scale, extras)
         trace_part, rest = split_budget("auto", budget)
         target_trace = data.target(bound).trace
         if data.augmented:

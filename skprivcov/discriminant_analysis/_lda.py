@@ -251,6 +251,11 @@ class PrivateLinearDiscriminantAnalysis(
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels.")
         public_classes = None if self.classes is None else np.asarray(self.classes)
+        if public_classes is not None:
+            # The kind of labels is checked on the public list, before the
+            # charge; afterwards y is only checked for membership, so no
+            # label in the list can make the fit fail (§13.2).
+            check_classification_targets(public_classes)
         if public_classes is not None and np.unique(public_classes).size < 2:
             raise ValueError("classes must hold at least 2 distinct labels.")
         if public_classes is not None and self.n_components is not None:
@@ -258,8 +263,8 @@ class PrivateLinearDiscriminantAnalysis(
         charge(self.accountant, budget, self)
 
         # Values from here on (docs/algorithms.rst §13.2).
-        check_classification_targets(y)
         if public_classes is None:
+            check_classification_targets(y)
             classes = np.unique(y)
             if classes.size < 2:
                 raise ValueError(
