@@ -22,6 +22,7 @@ scikit-learn 1.6 (diffprivlib 0.6.6 does not import with 1.9):
 import argparse
 import multiprocessing
 import time
+from queue import Empty
 
 import numpy as np
 from _settings import markdown_table
@@ -103,18 +104,23 @@ def _worker(queue, *args):
         queue.put(type(error).__name__)
 
 
-def timed_fit(*args):
-    """_fit in its own process, or "DNF" after TIMEOUT seconds."""
+def timed_fit(method, *args):
+    """_fit of a peer in its own process, or "DNF" after TIMEOUT seconds
+    (skprivcov and the random floor run here: they neither hang nor crash)."""
+    if not method.startswith(("diffprivlib", "OpenDP")):
+        return _fit(method, *args)
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_worker, args=(queue, *args))
+    process = context.Process(target=_worker, args=(queue, method, *args))
     process.start()
-    process.join(TIMEOUT)
-    if process.is_alive():
-        process.terminate()
-        process.join()
-        return "DNF"
-    return queue.get() if not queue.empty() else "crashed"
+    try:
+        # Read before joining: a child cannot exit before its result is read.
+        result = queue.get(timeout=TIMEOUT)
+    except Empty:
+        result = "DNF" if process.is_alive() else "crashed"
+    process.terminate()
+    process.join()
+    return result
 
 
 def main():

@@ -72,8 +72,11 @@ html_theme = "alabaster"
 html_title = f"skprivcov {release}"
 html_static_path = []
 html_theme_options = {
-    "description": "Differentially private covariance estimators for scikit-learn",
+    "description": "Differentially private covariance, PCA, ridge regression and "
+    "discriminant analysis for scikit-learn",
     "fixed_sidebar": True,
+    # Wide enough for an 80-column code block next to the sidebar.
+    "page_width": "1160px",
 }
 
 

@@ -1,24 +1,40 @@
-"""Command line: ``python -m skprivcov demo`` and ``python -m skprivcov release``."""
+"""Command line: ``python -m skprivcov demo``, ``release`` and ``pca``."""
 
 import argparse
 import os
 import sys
 
+from skprivcov import __version__
 from skprivcov._demo import plot_demo, run_demo
-from skprivcov._release_command import ReleaseError, add_release_arguments, run_release
+from skprivcov._release_command import (
+    DEFAULT_NORM_BOUND,
+    ReleaseError,
+    add_pca_arguments,
+    add_release_arguments,
+    run_pca,
+    run_release,
+)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
+class _Parser(argparse.ArgumentParser):
+    """Errors in one line (no usage block), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser():
+    parser = _Parser(
         prog="skprivcov", description="Differentially private covariance release."
     )
+    parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
-        "demo", help="compare every mechanism on a bundled dataset"
+        "demo",
+        help="compare every mechanism on a bundled dataset",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    demo.add_argument(
-        "--repeats", type=int, default=3, help="seeds averaged per cell (default 3)"
-    )
+    demo.add_argument("--repeats", type=int, default=3, help="seeds averaged per cell")
     demo.add_argument(
         "--plot",
         default="skprivcov_demo.png",
@@ -32,21 +48,47 @@ def main(argv=None):
         help="release a private covariance of a CSV or NPY file",
         description="Release a private covariance of the rows of a CSV or NPY "
         "file, with a JSON record of the privacy spent (never the seed).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_release_arguments(release)
+    pca = commands.add_parser(
+        "pca",
+        help="private principal components of a CSV or NPY file",
+        description="Release the principal components of the rows of a CSV or "
+        "NPY file (PrivatePCA with its own release), with a JSON record of the "
+        "explained variances, the private mean and the privacy spent.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_pca_arguments(pca)
+    return parser
+
+
+def main(argv=None):
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
         return _demo(parser, args)
+    run = run_release if args.command == "release" else run_pca
     try:
-        estimator, output, record = run_release(args)
+        model, output, record = run(args)
     except ReleaseError as error:
-        print(f"skprivcov release: error: {error}", file=sys.stderr)
+        print(f"skprivcov {args.command}: error: {error}", file=sys.stderr)
         return 2
-    d = estimator.covariance_.shape[0]
-    print(
-        f"released a {d} x {d} covariance ({estimator.privacy_spent_}) to {output}; "
-        f"record in {record}"
-    )
+    if args.command == "release":
+        d = model.covariance_.shape[0]
+        what = "second moment" if args.assume_centered else "centred covariance"
+        print(f"released a {d} x {d} {what} ({model.privacy_spent_}) to {output}")
+    else:
+        k, d = model.components_.shape
+        spent = model.privacy_spent_
+        print(f"released {k} components of {d} features ({spent}) to {output}")
+    print(f"record in {record}")
+    if args.norm_bound is None:
+        print(
+            f"note: rows were clipped to norm {DEFAULT_NORM_BOUND:g}, the default "
+            "--norm-bound; choose it from what is known of the data "
+            "(docs/choosing.rst)"
+        )
     return 0
 
 

@@ -1,11 +1,15 @@
-"""``python -m skprivcov release``: a private covariance of a CSV or NPY file.
+"""``python -m skprivcov release`` and ``pca``: a private covariance, or private
+principal components, of a CSV or NPY file.
 
 The file is read as rows (NPY through a read-only memmap, so it streams like any
 memmap), one estimator is fitted, and two files are written: the released matrix
-(``.npy`` or ``.csv``) and a JSON record of the mechanism, its public parameters
-and the privacy spent. The seed is never written: with it and the release anyone
-could regenerate the noise. Nothing is written unless the whole release
-succeeds, and existing files are kept unless ``--force``.
+(``.npy`` or ``.csv``: the covariance, or the components) and a JSON record of
+the mechanism, its public parameters, the privacy spent (and for ``pca`` the
+explained variances and the private mean). The seed is never written: with it
+and the release anyone could regenerate the noise. Nothing is written unless the
+whole release succeeds, and existing files are kept unless ``--force``. With
+``--ledger`` the spend is charged to a file accountant first, and refused there
+if the budget cannot pay for it.
 """
 
 import datetime
@@ -17,12 +21,20 @@ import warnings
 
 import numpy as np
 
-from skprivcov.covariance import ZeroCovariance
+from skprivcov.covariance import AutoCovariance, ZeroCovariance
 from skprivcov.covariance._base import public_parameters
-from skprivcov.privacy import CAVEATS
+from skprivcov.decomposition import PrivatePCA
+from skprivcov.privacy import CAVEATS, BudgetExceededError, PrivacyAccountant
 from skprivcov.utils import registry
 
-__all__ = ["MECHANISMS", "ReleaseError", "add_release_arguments", "run_release"]
+__all__ = [
+    "MECHANISMS",
+    "ReleaseError",
+    "add_pca_arguments",
+    "add_release_arguments",
+    "run_pca",
+    "run_release",
+]
 
 # --mechanism NAME: every registered estimator with a command-line name.
 MECHANISMS = {
@@ -31,51 +43,56 @@ MECHANISMS = {
     if entry.cli_name is not None
 }
 _FORMATS = (".npy", ".csv")
+# The Python default (docs/choosing.rst): the automatic choice.
+DEFAULT_MECHANISM = "auto"
+DEFAULT_NORM_BOUND = 1.0
 
 
 class ReleaseError(Exception):
     """A bad file or value: reported in one line, nothing written."""
 
 
-def add_release_arguments(parser):
+def _add_shared_arguments(parser, output_help):
     parser.add_argument("input", type=pathlib.Path, help="rows: a .csv or .npy file")
     parser.add_argument(
-        "--output",
-        "-o",
-        type=pathlib.Path,
-        required=True,
-        help="the released matrix: .npy or .csv",
+        "--output", "-o", type=pathlib.Path, required=True, help=output_help
     )
     parser.add_argument(
         "--record",
         type=pathlib.Path,
         default=None,
-        help="the JSON record of the release (default: OUTPUT with .json)",
+        help="the JSON record of the release (default: OUTPUT + .json, e.g. "
+        "cov.npy.json)",
     )
-    parser.add_argument("--mechanism", choices=sorted(MECHANISMS), default="gaussian")
+    parser.add_argument(
+        "--mechanism",
+        choices=sorted(MECHANISMS),
+        default=DEFAULT_MECHANISM,
+        help="the estimator; 'auto' chooses for the data and budget "
+        "(docs/choosing.rst)",
+    )
     budget = parser.add_argument_group(
-        "budget", "rho (zCDP) or epsilon with delta; pure ε-DP with epsilon alone"
+        "budget",
+        "rho (zCDP) or epsilon with delta; pure ε-DP with epsilon alone; none "
+        "given: rho 0.1, as in Python",
     )
-    budget.add_argument("--rho", type=float, default=None)
-    budget.add_argument("--epsilon", type=float, default=None)
-    budget.add_argument("--delta", type=float, default=None)
+    budget.add_argument("--rho", type=float, default=None, help="ρ of ρ-zCDP")
+    budget.add_argument("--epsilon", type=float, default=None, help="ε")
+    budget.add_argument("--delta", type=float, default=None, help="δ of (ε, δ)-DP")
     parser.add_argument(
         "--norm-bound",
         type=float,
-        default=1.0,
-        help="public bound on the row norms; longer rows are clipped (default 1)",
-    )
-    parser.add_argument(
-        "--assume-centered",
-        action="store_true",
-        help="release the second moment XᵀX/n instead of the centred covariance",
+        default=None,
+        help="public bound on the row norms, chosen from what is known of the "
+        "data without reading it (docs/choosing.rst); longer rows are clipped "
+        f"(default: {DEFAULT_NORM_BOUND:g}, as in Python)",
     )
     parser.add_argument(
         "--nonfinite",
         choices=("raise", "zero"),
         default="raise",
         help="a row with a NaN or infinite entry: refuse the file (after the "
-        "budget is spent) or treat the row as zeros (default raise)",
+        "budget is spent) or treat the row as zeros",
     )
     parser.add_argument(
         "--skip-header",
@@ -89,8 +106,50 @@ def add_release_arguments(parser):
         help="for reproducible experiments only: releases with the same seed "
         "share their noise (default: fresh OS entropy)",
     )
+    ledger = parser.add_argument_group(
+        "ledger",
+        "charge the release to a file accountant (created with its budget the "
+        "first time, then shared by every release that names it)",
+    )
+    ledger.add_argument(
+        "--ledger", type=pathlib.Path, default=None, help="the ledger file (SQLite)"
+    )
+    ledger.add_argument(
+        "--ledger-rho", type=float, default=None, help="a new ledger's total ρ"
+    )
+    ledger.add_argument(
+        "--ledger-epsilon", type=float, default=None, help="a new ledger's total ε"
+    )
+    ledger.add_argument(
+        "--ledger-delta", type=float, default=None, help="a new ledger's total δ"
+    )
     parser.add_argument(
         "--force", action="store_true", help="overwrite existing output files"
+    )
+
+
+def add_release_arguments(parser):
+    _add_shared_arguments(parser, "the released matrix: .npy or .csv")
+    parser.add_argument(
+        "--assume-centered",
+        action="store_true",
+        help="release the second moment XᵀX/n (Python's default, "
+        "assume_centered=True) instead of the centred covariance and its "
+        "private mean (this command's default)",
+    )
+
+
+def add_pca_arguments(parser):
+    _add_shared_arguments(
+        parser,
+        "the components, one per row: .npy or .csv (the record holds "
+        "the explained variances and the private mean)",
+    )
+    parser.add_argument(
+        "--n-components",
+        type=int,
+        default=None,
+        help="components kept (default: all)",
     )
 
 
@@ -123,13 +182,19 @@ def _read_rows(path, skip_header):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. numpy's "input contained no data"
             if suffix == ".npy":
-                return np.load(path, mmap_mode="r", allow_pickle=False)
+                rows = np.load(path, mmap_mode="r", allow_pickle=False)
+                if rows.ndim != 2:
+                    raise ReleaseError(
+                        f"{path} holds a {rows.ndim}-D array; it must be 2-D "
+                        "(one row per record, one column per feature)"
+                    )
+                return rows
             if not skip_header and _looks_like_a_header(path):
                 raise ValueError("a header line")
             # A cell that is not a number is read as NaN, for the estimator's
             # --nonfinite rule after the charge (docs/algorithms.rst §13.2):
             # refusing it here would be free, and would tell it from NaN.
-            return np.loadtxt(
+            rows = np.loadtxt(
                 path,
                 delimiter=",",
                 skiprows=int(skip_header),
@@ -137,6 +202,9 @@ def _read_rows(path, skip_header):
                 dtype=float,
                 converters=_cell_as_float,
             )
+            if rows.size == 0:
+                raise ReleaseError(f"{path} holds no rows")
+            return rows
     except (ValueError, OSError, EOFError):
         hint = (
             "" if skip_header else "; pass --skip-header if its first line holds names"
@@ -151,7 +219,8 @@ def _output_paths(args):
     output = args.output
     if output.suffix.lower() not in _FORMATS:
         raise ReleaseError(f"--output must end in .npy or .csv, got {output}")
-    record = args.record or output.with_suffix(".json")
+    # OUTPUT + .json: cov.npy and cov.csv never share a record.
+    record = args.record or output.with_name(output.name + ".json")
     if record.suffix.lower() != ".json":
         raise ReleaseError(f"--record must end in .json, got {record}")
     for path in (output, record):
@@ -162,9 +231,17 @@ def _output_paths(args):
     return output, record
 
 
-def _estimator(args):
+def _budget(args):
+    return {"rho": args.rho, "epsilon": args.epsilon, "delta": args.delta}
+
+
+def _norm_bound(args):
+    return DEFAULT_NORM_BOUND if args.norm_bound is None else args.norm_bound
+
+
+def _estimator(args, accountant):
     """The estimator, its parameters checked before any data is read."""
-    budget = {"rho": args.rho, "epsilon": args.epsilon, "delta": args.delta}
+    budget = _budget(args)
     if args.mechanism == "zero":
         # The zero matrix reads nothing but the shape: no budget, bound or seed.
         if any(value is not None for value in budget.values()):
@@ -172,11 +249,64 @@ def _estimator(args):
         return ZeroCovariance(assume_centered=args.assume_centered)
     return MECHANISMS[args.mechanism](
         **budget,
-        norm_bound=args.norm_bound,
+        norm_bound=_norm_bound(args),
         assume_centered=args.assume_centered,
         nonfinite=args.nonfinite,
         random_state=args.seed,
+        accountant=accountant,
     )
+
+
+def _pca(args, accountant):
+    """PrivatePCA making its own release, checked before any data is read."""
+    if args.mechanism == "zero":
+        raise ReleaseError("--mechanism zero releases nothing: it has no components")
+    settings = {
+        **_budget(args),
+        "norm_bound": _norm_bound(args),
+        "nonfinite": args.nonfinite,
+        "accountant": accountant,
+    }
+    if MECHANISMS[args.mechanism] is AutoCovariance:
+        settings["allow_zero"] = False  # as PrivatePCA's default (docs/pca.rst)
+    estimator = MECHANISMS[args.mechanism](**settings)
+    if args.n_components is not None and args.n_components < 1:
+        raise ReleaseError("--n-components must be at least 1")
+    return PrivatePCA(
+        n_components=args.n_components, estimator=estimator, random_state=args.seed
+    )
+
+
+def _accountant(args):
+    """The file accountant of --ledger (None without it)."""
+    budget = {
+        "rho": args.ledger_rho,
+        "epsilon": args.ledger_epsilon,
+        "delta": args.ledger_delta,
+    }
+    if args.ledger is None:
+        if any(value is not None for value in budget.values()):
+            raise ReleaseError(
+                "--ledger-rho/--ledger-epsilon/--ledger-delta need --ledger"
+            )
+        return None
+    if args.ledger.suffix.lower() == ".json" or not args.ledger.parent.is_dir():
+        raise ReleaseError(
+            f"--ledger must name a file in an existing directory: {args.ledger}"
+        )
+    if not args.ledger.exists() and all(value is None for value in budget.values()):
+        raise ReleaseError(
+            f"{args.ledger} does not exist yet: give its total budget with "
+            "--ledger-rho or --ledger-epsilon (and --ledger-delta)"
+        )
+    try:
+        return PrivacyAccountant(**budget, path=args.ledger)
+    except (ValueError, TypeError, OSError) as error:
+        raise ReleaseError(f"--ledger: {_first_line(error)}") from None
+
+
+def _first_line(error):
+    return str(error).strip().splitlines()[0]
 
 
 def _write_atomically(path, write):
@@ -194,55 +324,76 @@ def _write_atomically(path, write):
         raise
 
 
-def _record(args, estimator, input_path, output):
-    spent = estimator.privacy_spent_
+def _spent_record(spent):
+    return {
+        "notion": spent.notion,
+        "parameter": spent.parameter,
+        "rho": spent.rho,
+        "epsilon": spent.epsilon,
+        "delta": spent.delta,
+        "caveats": {code: CAVEATS[code] for code in spent.caveats},
+        "description": str(spent),
+    }
+
+
+def _record(args, estimator, output):
     record = {
         "skprivcov_release": 1,
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        "input": str(input_path),
+        "input": str(args.input),
         "output": str(output),
         "mechanism": args.mechanism,
         "estimator": type(estimator).__name__,
         "parameters": public_parameters(estimator),
-        "privacy_spent": {
-            "notion": spent.notion,
-            "parameter": spent.parameter,
-            "rho": spent.rho,
-            "epsilon": spent.epsilon,
-            "delta": spent.delta,
-            "caveats": {code: CAVEATS[code] for code in spent.caveats},
-            "description": str(spent),
-        },
+        "privacy_spent": _spent_record(estimator.privacy_spent_),
         "n_features": int(estimator.n_features_in_),
-        "assume_centered": bool(args.assume_centered),
     }
+    if args.ledger is not None:
+        record["ledger"] = str(args.ledger)
+    return record
+
+
+def _release_record(args, estimator, output):
+    record = _record(args, estimator, output)
+    record["assume_centered"] = bool(args.assume_centered)
     if not args.assume_centered:
         record["location"] = estimator.location_.tolist()
     return record
 
 
-def run_release(args):
-    """Fit the chosen estimator on the rows of ``args.input`` and write the
-    release and its record. Raises ReleaseError for a bad file or value."""
+def _pca_record(args, model, output):
+    record = _record(args, model.estimator_, output)
+    record["n_components"] = int(model.n_components_)
+    record["explained_variance"] = model.explained_variance_.tolist()
+    record["explained_variance_ratio"] = model.explained_variance_ratio_.tolist()
+    record["mean"] = model.mean_.tolist()
+    return record
+
+
+def _fit_and_write(args, make_model, matrix_of, record_of):
+    """Check the public facts, charge, read, fit, and write the matrix and its
+    record atomically. Raises ReleaseError for a bad file or value."""
     output, record_path = _output_paths(args)
     try:
-        estimator = _estimator(args)
-        estimator._validate_params()  # bad values are refused before reading
+        model = make_model(args, _accountant(args))
+        model._validate_params()  # bad values are refused before reading
         rows = _read_rows(args.input, args.skip_header)
-        estimator.fit(rows)
+        model.fit(rows)
+    except BudgetExceededError as error:
+        raise ReleaseError(_first_line(error)) from None
     except (ValueError, TypeError) as error:
         # skprivcov's messages name problems, never data values (§13.1); the
         # first line is the whole of it.
-        message = str(error).strip().splitlines()[0]
+        message = _first_line(error)
         raise ReleaseError(message.replace("nonfinite=", "--nonfinite ")) from None
-    covariance = estimator.covariance_
-    record = _record(args, estimator, args.input, output)
+    matrix = matrix_of(model)
+    record = record_of(args, model, output)
 
     def write_matrix(handle):
         if output.suffix.lower() == ".npy":
-            np.save(handle, covariance)
+            np.save(handle, matrix)
         else:
-            np.savetxt(handle, covariance, delimiter=",", fmt="%.17g")
+            np.savetxt(handle, matrix, delimiter=",", fmt="%.17g")
 
     def write_record(handle):
         handle.write((json.dumps(record, indent=2) + "\n").encode())
@@ -255,4 +406,19 @@ def run_release(args):
         raise
     os.replace(temporary[0], output)
     os.replace(temporary[1], record_path)
-    return estimator, output, record_path
+    return model, output, record_path
+
+
+def run_release(args):
+    """Fit the chosen estimator on the rows of ``args.input`` and write the
+    release and its record. Raises ReleaseError for a bad file or value."""
+    return _fit_and_write(
+        args, _estimator, lambda estimator: estimator.covariance_, _release_record
+    )
+
+
+def run_pca(args):
+    """Fit PrivatePCA (its own release with the chosen mechanism) on the rows of
+    ``args.input`` and write the components and a record with the explained
+    variances and the private mean."""
+    return _fit_and_write(args, _pca, lambda model: model.components_, _pca_record)

@@ -349,3 +349,32 @@ def test_an_old_ledger_without_caveats_is_upgraded(ledger):
     assert accountant.history()[0].caveats == ()
     accountant.spend(PrivacyCost.pure(0.5).with_caveats(["mcmc-noise"]))
     assert accountant.spent == PrivacyCost.zcdp(0.625).with_caveats(["mcmc-noise"])
+
+
+@pytest.mark.parametrize(
+    ("budget", "spend"),
+    [
+        ({"rho": 0.5}, PrivacyCost.zcdp(0.2)),
+        ({"epsilon": 1.0}, PrivacyCost.pure(0.25)),
+        ({"epsilon": 1.0, "delta": 1e-6}, PrivacyCost.zcdp(0.01)),
+    ],
+)
+def test_remaining_is_a_property_like_spent(budget, spend):
+    """``spent`` and ``remaining`` are both properties holding a PrivacyCost;
+    ``remaining`` is admitted exactly, and a little more is not."""
+    accountant = PrivacyAccountant(**budget)
+    assert isinstance(type(accountant).remaining, property)
+    assert isinstance(type(accountant).spent, property)
+    accountant.spend(spend)
+    left = accountant.remaining
+    assert isinstance(left, PrivacyCost)
+    expected = (
+        accountant.remaining_epsilon()
+        if "epsilon" in budget and "delta" not in budget
+        else accountant.remaining_rho()
+    )
+    assert left.parameter == expected
+    assert accountant.can_spend(left)
+    more = type(left.parameter)(left.parameter * (1 + 1e-6))
+    bigger = PrivacyCost.pure(more) if left.notion == "pure" else PrivacyCost.zcdp(more)
+    assert not accountant.can_spend(bigger)

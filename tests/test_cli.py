@@ -9,11 +9,14 @@ import pytest
 
 from skprivcov import (
     AdaptiveCovariance,
+    AutoCovariance,
     GaussianCovariance,
     LaplaceCovariance,
     SeparateCovariance,
 )
 from skprivcov.__main__ import main
+from skprivcov.decomposition import PrivatePCA
+from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 ROWS = np.random.default_rng(0).normal(size=(400, 3)) * [1.0, 0.5, 0.2] + 0.3
 
@@ -34,7 +37,8 @@ def _release(*args):
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        (["--rho", "0.5"], GaussianCovariance(rho=0.5)),
+        (["--mechanism", "gaussian", "--rho", "0.5"], GaussianCovariance(rho=0.5)),
+        (["--rho", "0.5"], AutoCovariance(rho=0.5)),
         (
             ["--mechanism", "laplace", "--epsilon", "2", "--assume-centered"],
             LaplaceCovariance(epsilon=2.0, assume_centered=True),
@@ -67,7 +71,7 @@ def test_release_writes_the_estimators_release_and_a_record(
         released = np.loadtxt(files / target, delimiter=",")
     # CSV round-trips float64 exactly with 17 significant digits.
     np.testing.assert_array_equal(released, reference.covariance_)
-    record = json.loads((files / "out.json").read_text())
+    record = json.loads((files / f"{target}.json").read_text())
     spent = reference.privacy_spent_
     assert record["privacy_spent"]["notion"] == spent.notion
     assert record["privacy_spent"]["parameter"] == spent.parameter
@@ -85,8 +89,9 @@ def test_release_writes_the_estimators_release_and_a_record(
 
 def test_release_without_a_budget_uses_the_mechanisms_default(files):
     assert _release(files / "rows.npy", "-o", files / "out.npy", "--seed", 1) == 0
-    record = json.loads((files / "out.json").read_text())
+    record = json.loads((files / "out.npy.json").read_text())
     assert record["privacy_spent"]["description"] == "0.1-zCDP"
+    assert record["estimator"] == "AutoCovariance"  # Python's recommendation
 
 
 def test_zero_mechanism_spends_nothing(files):
@@ -94,7 +99,8 @@ def test_zero_mechanism_spends_nothing(files):
         _release(files / "rows.npy", "-o", files / "z.npy", "--mechanism", "zero") == 0
     )
     np.testing.assert_array_equal(np.load(files / "z.npy"), np.zeros((3, 3)))
-    assert json.loads((files / "z.json").read_text())["privacy_spent"]["parameter"] == 0
+    record = json.loads((files / "z.npy.json").read_text())
+    assert record["privacy_spent"]["parameter"] == 0
 
 
 def _bad_inputs(tmp_path):
@@ -106,7 +112,11 @@ def _bad_inputs(tmp_path):
     np.save(tmp_path / "flat.npy", np.arange(5.0))
     np.save(tmp_path / "objects.npy", np.array([[1, "a"]], dtype=object))
     (tmp_path / "broken.npy").write_bytes(b"not a numpy file")
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "header.csv").write_text("a,b,c\n")
     np.save(tmp_path / "rows.npy", ROWS)
+    accountant = PrivacyAccountant(rho=0.3, path=tmp_path / "spent.sqlite")
+    accountant.spend(PrivacyCost.zcdp(0.2))
 
 
 BAD = [
@@ -118,7 +128,15 @@ BAD = [
     (["rows.txt"], ".csv or .npy"),
     (["nan.csv"], "NaN"),
     (["one.csv"], "1 sample"),
-    (["flat.npy"], "2D array"),
+    (["flat.npy"], "1-D array; it must be 2-D"),
+    (["empty.csv"], "holds no rows"),
+    (["header.csv", "--skip-header"], "holds no rows"),
+    (["header.csv"], "pass --skip-header"),
+    (["rows.npy", "--norm-bound", "1e300"], "'norm_bound' parameter"),
+    (["rows.npy", "--ledger", "{tmp}/new.sqlite"], "give its total budget"),
+    (["rows.npy", "--ledger-rho", "1"], "need --ledger"),
+    (["rows.npy", "--ledger", "{tmp}/spent.sqlite", "--rho", "0.2"], "would spend"),
+    (["rows.npy", "--ledger", "{tmp}/nowhere/l.sqlite"], "existing directory"),
     (["rows.npy", "--rho", "-1"], "'rho' parameter"),
     (["rows.npy", "--rho", "0.1", "--epsilon", "1"], "not both"),
     (["rows.npy", "--epsilon", "1", "--delta", "1"], "'delta' parameter"),
@@ -143,7 +161,12 @@ def test_bad_files_and_values_are_refused_and_nothing_is_written(
     error = capsys.readouterr().err
     assert error.startswith("skprivcov release: error:")
     assert message in error
+    assert len(error.strip().splitlines()) == 1  # one line, no traceback
+    assert "reshape" not in error.lower() and "HistGradient" not in error
     assert sorted(path.name for path in tmp_path.iterdir()) == before
+    if "spent.sqlite" in options[-3:]:
+        # A refused spend records nothing.
+        assert len(PrivacyAccountant(path=tmp_path / "spent.sqlite").history()) == 1
 
 
 def test_bad_output_names_are_refused(files, capsys):
@@ -152,13 +175,13 @@ def test_bad_output_names_are_refused(files, capsys):
 
 
 def test_existing_files_are_kept_unless_forced(files, capsys):
-    (files / "out.json").write_text("keep me")
+    (files / "out.npy.json").write_text("keep me")
     assert _release(files / "rows.npy", "-o", files / "out.npy") == 2
     assert "exists; pass --force" in capsys.readouterr().err
-    assert (files / "out.json").read_text() == "keep me"
+    assert (files / "out.npy.json").read_text() == "keep me"
     assert not (files / "out.npy").exists()
     assert _release(files / "rows.npy", "-o", files / "out.npy", "--force") == 0
-    assert json.loads((files / "out.json").read_text())["estimator"]
+    assert json.loads((files / "out.npy.json").read_text())["estimator"]
 
 
 def test_console_entry_point_runs(files):
@@ -172,7 +195,7 @@ def test_console_entry_point_runs(files):
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "released a 3 x 3 covariance (1-zCDP)" in result.stdout
+    assert "released a 3 x 3 centred covariance (1-zCDP)" in result.stdout
 
 
 def test_non_finite_rows_are_refused_after_the_charge_or_zeroed(tmp_path, capsys):
@@ -182,10 +205,138 @@ def test_non_finite_rows_are_refused_after_the_charge_or_zeroed(tmp_path, capsys
     assert "--nonfinite 'zero'" in capsys.readouterr().err
     code = _release(
         tmp_path / "nan.csv", "-o", tmp_path / "b.npy", "--nonfinite", "zero",
-        "--seed", 1, "--assume-centered",
+        "--seed", 1, "--assume-centered", "--mechanism", "gaussian",
     )  # fmt: skip
     assert code == 0
     zeroed = GaussianCovariance(random_state=1).fit(
         np.array([[0.1, 0.2], [0.0, 0.0], [0.2, 0.1]])
     )
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), zeroed.covariance_)
+
+
+def _run(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "skprivcov", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["release", "rows.npy", "-o", "out.npy", "--rho", "abc"],
+        ["release", "rows.npy", "-o", "out.npy", "--mechanism", "best"],
+        ["release", "rows.npy"],
+        ["pca", "rows.npy", "-o", "out.npy", "--n-components", "two"],
+        ["frobnicate"],
+    ],
+    ids=["not a number", "no such mechanism", "no output", "pca", "no command"],
+)
+def test_usage_errors_are_one_line_with_exit_status_2(files, arguments):
+    """argparse's own errors too: one line naming the problem and --help, no
+    usage block, exit 2, nothing written."""
+    before = sorted(path.name for path in files.iterdir())
+    result = _run(*(files / a if a == "rows.npy" else a for a in arguments))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "error:" in result.stderr and "--help" in result.stderr
+    assert sorted(path.name for path in files.iterdir()) == before
+
+
+def test_version_and_help_show_what_the_defaults_are(capsys):
+    from skprivcov import __version__
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == __version__
+    for command in ("release", "pca"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "(default: auto)" in text
+        assert "none given: rho 0.1, as in Python" in text
+        assert "(default: 1, as in Python)" in text
+    assert "this command's default" in text or command == "pca"
+
+
+def test_the_record_is_named_after_the_output_so_formats_never_collide(files):
+    assert _release(files / "rows.npy", "-o", files / "cov.npy", "--seed", 1) == 0
+    assert _release(files / "rows.npy", "-o", files / "cov.csv", "--seed", 2) == 0
+    for name in ("cov.npy.json", "cov.csv.json"):
+        assert json.loads((files / name).read_text())["output"].endswith(name[:-5])
+
+
+def test_the_default_bound_is_stated_after_the_release(files, capsys):
+    assert _release(files / "rows.npy", "-o", files / "a.npy") == 0
+    assert "default --norm-bound" in capsys.readouterr().out
+    assert _release(files / "rows.npy", "-o", files / "b.npy", "--norm-bound", 2) == 0
+    assert "default --norm-bound" not in capsys.readouterr().out
+
+
+def test_pca_writes_the_components_and_a_record_of_the_variances(files):
+    code = main(
+        [
+            "pca", str(files / "rows.csv"), "-o", str(files / "pc.csv"),
+            "--n-components", "2", "--norm-bound", "2", "--seed", "5",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    reference = PrivatePCA(
+        n_components=2,
+        estimator=AutoCovariance(norm_bound=2.0, allow_zero=False),
+        random_state=5,
+    ).fit(ROWS)
+    components = np.loadtxt(files / "pc.csv", delimiter=",", ndmin=2)
+    np.testing.assert_array_equal(components, reference.components_)
+    record = json.loads((files / "pc.csv.json").read_text())
+    np.testing.assert_array_equal(
+        record["explained_variance"], reference.explained_variance_
+    )
+    np.testing.assert_array_equal(record["mean"], reference.mean_)
+    assert record["n_components"] == 2
+    assert record["privacy_spent"]["description"] == "0.1-zCDP"
+    assert record["parameters"]["random_state"] == "fixed seed"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--mechanism", "zero"], "has no components"),
+        (["--n-components", "0"], "at least 1"),
+        (["--n-components", "4"], "at most the number of features"),
+    ],
+)
+def test_pca_refuses_what_it_cannot_do_before_spending(files, capsys, options, message):
+    ledger = files / "l.sqlite"
+    code = main(
+        [
+            "pca", str(files / "rows.npy"), "-o", str(files / "pc.npy"),
+            "--ledger", str(ledger), "--ledger-rho", "1", *options,
+        ]
+    )  # fmt: skip
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("skprivcov pca: error:") and message in error
+    assert not (files / "pc.npy").exists()
+    if ledger.exists():
+        assert PrivacyAccountant(path=ledger).history() == []
+
+
+def test_releases_through_a_ledger_share_its_budget(files, capsys):
+    ledger = files / "budget.sqlite"
+    first = ["--ledger", ledger, "--ledger-rho", 0.25, "--rho", 0.1]
+    assert _release(files / "rows.npy", "-o", files / "a.npy", *first) == 0
+    record = json.loads((files / "a.npy.json").read_text())
+    assert record["ledger"] == str(ledger)
+    again = ["--ledger", ledger, "--rho", 0.1]
+    assert main(["pca", str(files / "rows.npy"), "-o", str(files / "b.npy"),
+                 *map(str, again)]) == 0  # fmt: skip
+    assert _release(files / "rows.npy", "-o", files / "c.npy", *again) == 2
+    assert "would spend" in capsys.readouterr().err
+    assert not (files / "c.npy").exists()
+    accountant = PrivacyAccountant(path=ledger)
+    assert [r.source for r in accountant.history()] == ["AutoCovariance"] * 2
+    assert accountant.spent.rho == pytest.approx(0.2)

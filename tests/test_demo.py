@@ -6,7 +6,7 @@ from sklearn.datasets import load_digits
 
 from skprivcov import GaussianCovariance
 from skprivcov.__main__ import main
-from skprivcov._demo import _NORM_BOUND, plot_demo, run_demo
+from skprivcov._demo import _NORM_BOUND, RHOS, best_per_budget, plot_demo, run_demo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -21,7 +21,8 @@ def demo_rows():
 def test_demo_covers_every_mechanism(demo_rows):
     lines, rows = demo_rows
     assert "load_digits" in lines[0]
-    assert len(lines) == 2 + len(rows)
+    table = lines[2 : 2 + len(rows)]
+    assert [line.split("  ")[0] for line in table] == list(rows)
     for family in (
         "Gaussian",
         "Laplace",
@@ -131,3 +132,25 @@ def test_demo_bad_options(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_table_marks_the_best_per_budget_and_says_why_some_never_help(demo_rows):
+    """One '*' per budget column, on the least mean error (releasing nothing
+    included); every mechanism worse than nothing at every budget is named
+    with a reason."""
+    lines, rows = demo_rows
+    best = best_per_budget(rows)
+    for rho, name in best.items():
+        assert np.mean(rows[name][rho]) == min(np.mean(e[rho]) for e in rows.values())
+    table = lines[2 : 2 + len(rows)]
+    assert sum(line.count("*") for line in table) == len(best)
+    readings = "\n".join(lines[2 + len(rows) :])
+    assert "best per budget" in readings
+    for name, errors in rows.items():
+        never = all(np.mean(errors[rho]) > 1.0 for rho in errors)
+        if never and not name.startswith("ZeroCovariance"):
+            assert f"{name}: worse than releasing nothing at every budget" in readings
+
+
+def test_the_demo_budgets_are_realistic():
+    assert max(RHOS) <= 10

@@ -469,7 +469,7 @@ def test_ledger_rows_and_records_hold_no_data_value(tmp_path):
         main(["release", str(tmp_path / "rows.npy"), "-o", str(tmp_path / "c.npy")])
         == 0
     )
-    _assert_no_sentinel((tmp_path / "c.json").read_text().replace("location", ""))
+    _assert_no_sentinel((tmp_path / "c.npy.json").read_text().replace("location", ""))
 
 
 @pytest.mark.parametrize(
@@ -483,19 +483,23 @@ def test_ledger_rows_and_records_hold_no_data_value(tmp_path):
         ("1,2,3\n4,5,6\n", ["--norm-bound", f"{SENTINEL}e300"]),
     ],
 )
-def test_the_command_line_prints_no_data_value(tmp_path, capsys, content, options):
+@pytest.mark.parametrize("command", ["release", "pca"])
+def test_the_command_line_prints_no_data_value(
+    tmp_path, capsys, content, options, command
+):
     """Finding 5: cdb4175 echoed the offending cell ("could not convert string
     'SSN-123-45-6789' …") and scikit-learn's messages."""
     (tmp_path / "rows.csv").write_text(content)
     code = main(
-        ["release", str(tmp_path / "rows.csv"), "-o", str(tmp_path / "c.npy"), *options]
+        [command, str(tmp_path / "rows.csv"), "-o", str(tmp_path / "c.npy"), *options]
     )
     captured = capsys.readouterr()
     assert code == 2
     error_lines = captured.err.strip().splitlines()
     assert len(error_lines) == 1 and error_lines[0].startswith(
-        "skprivcov release: error:"
+        f"skprivcov {command}: error:"
     )
+    assert not (tmp_path / "c.npy").exists()
     if not options:  # a public parameter may be named; the data may not
         _assert_no_sentinel(captured.out + captured.err)
 
@@ -516,6 +520,6 @@ def test_the_command_line_record_carries_the_caveat(tmp_path):
         )
         == 0
     )
-    spent = json.loads((tmp_path / "c.json").read_text())["privacy_spent"]
+    spent = json.loads((tmp_path / "c.npy.json").read_text())["privacy_spent"]
     assert list(spent["caveats"]) == ["mcmc-noise"]
     assert "total variation" in spent["caveats"]["mcmc-noise"]

@@ -212,6 +212,8 @@ class PrivacyAccountant:
     >>> est = GaussianCovariance(rho=0.2, accountant=accountant).fit(X)
     >>> print(accountant.spent)
     0.2-zCDP
+    >>> print(accountant.remaining)
+    0.3-zCDP
     >>> round(accountant.remaining_rho(), 6)
     0.3
     >>> est.set_params(rho=0.4).fit(X)
@@ -345,6 +347,19 @@ class PrivacyAccountant:
             else:
                 high = middle
         return low
+
+    @property
+    def remaining(self):
+        """The largest one more spend that the budget admits, as a PrivacyCost
+        (a property, like :attr:`spent`).
+
+        In the budget's own notion: ρ-zCDP for a ρ budget, pure ε for a pure
+        one; for an (ε, δ) budget, the largest zCDP spend (what most
+        estimators charge; :meth:`remaining_epsilon` gives the pure one).
+        """
+        if self._budget.kind == "pure":
+            return PrivacyCost.pure(self.remaining_epsilon())
+        return PrivacyCost.zcdp(self.remaining_rho())
 
     def remaining_rho(self):
         """The largest ρ of one more zCDP spend that the budget admits."""
