@@ -23,6 +23,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Appends "(default: …)" to an option's help unless the help states its
+    default already or there is none to state (None, a flag's False)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (
+            "default" in text
+            or action.default in (None, False, argparse.SUPPRESS)
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: {action.default})"
+
+
 def _parser():
     parser = _Parser(
         prog="skprivcov", description="Differentially private covariance release."
@@ -32,7 +47,7 @@ def _parser():
     demo = commands.add_parser(
         "demo",
         help="compare every mechanism on a bundled dataset",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     demo.add_argument("--repeats", type=int, default=3, help="seeds averaged per cell")
     demo.add_argument(
@@ -48,7 +63,7 @@ def _parser():
         help="release a private covariance of a CSV or NPY file",
         description="Release a private covariance of the rows of a CSV or NPY "
         "file, with a JSON record of the privacy spent (never the seed).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     add_release_arguments(release)
     pca = commands.add_parser(
@@ -57,7 +72,7 @@ def _parser():
         description="Release the principal components of the rows of a CSV or "
         "NPY file (PrivatePCA with its own release), with a JSON record of the "
         "explained variances, the private mean and the privacy spent.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     add_pca_arguments(pca)
     return parser

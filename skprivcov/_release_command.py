@@ -76,7 +76,9 @@ def _add_shared_arguments(parser, output_help):
         "rho (zCDP) or epsilon with delta; pure ε-DP with epsilon alone; none "
         "given: rho 0.1, as in Python",
     )
-    budget.add_argument("--rho", type=float, default=None, help="ρ of ρ-zCDP")
+    budget.add_argument(
+        "--rho", type=float, default=None, help="ρ of ρ-zCDP (default: 0.1)"
+    )
     budget.add_argument("--epsilon", type=float, default=None, help="ε")
     budget.add_argument("--delta", type=float, default=None, help="δ of (ε, δ)-DP")
     parser.add_argument(
@@ -398,15 +400,32 @@ def _fit_and_write(args, make_model, matrix_of, record_of):
     def write_record(handle):
         handle.write((json.dumps(record, indent=2) + "\n").encode())
 
-    temporary = [_write_atomically(output, write_matrix)]
     try:
-        temporary.append(_write_atomically(record_path, write_record))
-    except BaseException:
-        os.unlink(temporary[0])
-        raise
-    os.replace(temporary[0], output)
-    os.replace(temporary[1], record_path)
+        _write_both((output, write_matrix), (record_path, write_record))
+    except OSError as error:
+        # Spent, but nothing written: say so in one line (no traceback).
+        raise ReleaseError(
+            f"cannot write the release ({error.strerror or type(error).__name__}); "
+            f"nothing was written, and the budget of this fit is spent"
+        ) from None
     return model, output, record_path
+
+
+def _write_both(*writes):
+    """Write every (path, write) to a temporary file, then rename them all: a
+    failure leaves none of them."""
+    temporary, renamed = [], []
+    try:
+        for path, write in writes:
+            temporary.append(_write_atomically(path, write))
+        for (path, _), name in zip(writes, temporary, strict=True):
+            os.replace(name, path)
+            renamed.append(path)
+    except BaseException:
+        for name in [*temporary, *renamed]:
+            if os.path.isfile(name):
+                os.unlink(name)
+        raise
 
 
 def run_release(args):

@@ -340,3 +340,16 @@ def test_releases_through_a_ledger_share_its_budget(files, capsys):
     accountant = PrivacyAccountant(path=ledger)
     assert [r.source for r in accountant.history()] == ["AutoCovariance"] * 2
     assert accountant.spent.rho == pytest.approx(0.2)
+
+
+def test_a_failed_write_is_one_line_and_leaves_nothing(files, capsys):
+    """The output name is taken by a directory: the fit has spent its budget,
+    the error says so in one line, and no partial file is left."""
+    (files / "taken.npy").mkdir()
+    before = sorted(path.name for path in files.iterdir())
+    code = _release(files / "rows.npy", "-o", files / "taken.npy", "--force")
+    assert code == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1
+    assert "cannot write the release" in error and "spent" in error
+    assert sorted(path.name for path in files.iterdir()) == before
