@@ -81,6 +81,13 @@ class ReleaseConsumerMixin:
         self.privacy_parts_ = estimator.privacy_parts_
         return CovarianceRelease.from_estimator(estimator)
 
+    def _planned_charges(self):
+        """The charges one fit makes: none from a given release, else those of
+        the release it makes (``skprivcov.model_selection.planned_charges``)."""
+        if self.covariance is not None:
+            return []
+        return self._release_estimator()._planned_charges()
+
     def _default_estimator(self):
         """What makes the release when ``estimator`` is None."""
         return AutoCovariance()

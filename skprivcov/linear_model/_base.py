@@ -77,6 +77,15 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
             estimator.set_params(projection=None)
         return estimator
 
+    def _planned_charges(self):
+        """The charges one fit makes: none from a given release, else the
+        release(s) it makes, charged once (``_charge``; see
+        ``skprivcov.model_selection.planned_charges``)."""
+        if getattr(self, "covariance", None) is not None:
+            return []
+        template = self._release_estimator()
+        return [(template.accountant, template.fit_cost())]
+
     def _charge(self, template, **details):
         """Spend what the release(s) will cost, once, before any value of
         (X, y) is read; the fits themselves then run without the accountant.

@@ -298,14 +298,16 @@ class PrivacyAccountant:
                 f"{self._largest(before, 'pure'):.6g}. Nothing was recorded."
             )
 
-    def can_spend(self, cost):
-        """Whether ``cost`` would be admitted now (nothing is recorded)."""
-        if self._budget.kind == "pure" and cost.notion != "pure":
+    def can_spend(self, *costs):
+        """Whether ``costs``, spent one after another, would all be admitted
+        now (nothing is recorded). Each is summed exactly, as the ledger sums
+        the spends it records."""
+        if self._budget.kind == "pure" and any(c.notion != "pure" for c in costs):
             return False
         totals = self._ledger.totals()
-        return self._budget.admits(
-            totals.plus(cost.notion, cost.parameter, cost.caveats)
-        )
+        for cost in costs:
+            totals = totals.plus(cost.notion, cost.parameter, cost.caveats)
+        return self._budget.admits(totals)
 
     @staticmethod
     def _cost_of(totals):

@@ -1,0 +1,209 @@
+"""What a fit, a cross-validation or a search will spend, known before it starts
+(docs/accounting.rst, "Searches refused before their first fit")."""
+
+from dataclasses import dataclass
+
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
+from sklearn.model_selection._search import BaseSearchCV
+from sklearn.pipeline import Pipeline
+
+from skprivcov.privacy import BudgetExceededError, PrivacyCost
+
+__all__ = [
+    "SearchCost",
+    "check_budget",
+    "cross_validation_cost",
+    "planned_charges",
+    "search_cost",
+]
+
+
+def planned_charges(estimator):
+    """The charges one ``fit`` of ``estimator`` will make, from its parameters.
+
+    Every skprivcov model knows its own (its release, or none when it fits
+    from a given release); a ``Pipeline`` makes those of its steps; any other
+    scikit-learn meta-estimator those of the estimators among its parameters
+    (e.g. ``TransformedTargetRegressor(regressor=PrivateRidge(...))``). An
+    estimator from another library that spends privacy is not seen: its
+    charges are not counted.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+
+    Returns
+    -------
+    charges : list of (PrivacyAccountant or None, PrivacyCost)
+        One entry per charge, with the accountant that will record it (None:
+        spent without an accountant).
+    """
+    if isinstance(estimator, BaseSearchCV):
+        raise TypeError(
+            "A search inside a search: compute the inner search's cost with "
+            "search_cost and multiply by the outer fits."
+        )
+    own = getattr(estimator, "_planned_charges", None)
+    if own is not None:
+        return list(own())
+    if isinstance(estimator, Pipeline):
+        steps = [step for _, step in estimator.steps]
+    else:
+        steps = [
+            value
+            for value in estimator.get_params(deep=False).values()
+            if hasattr(value, "fit") and hasattr(value, "get_params")
+        ]
+    return [
+        charge
+        for step in steps
+        if step not in (None, "passthrough", "drop")
+        for charge in planned_charges(step)
+    ]
+
+
+@dataclass(frozen=True)
+class SearchCost:
+    """The cost of a sequence of fits, known before the first.
+
+    Attributes
+    ----------
+    n_fits : int
+        How many fits will run (candidates × folds, plus the refit).
+    total : PrivacyCost
+        The composition of every charge, whichever accountant records it.
+    by_accountant : tuple of (PrivacyAccountant or None, PrivacyCost)
+        The composition of the charges each accountant will record (accountants
+        on one ledger file counted together; None: charges without one).
+    charges : tuple of (PrivacyAccountant or None, PrivacyCost)
+        Every charge, one per fit and release, in the order of the fits.
+    """
+
+    n_fits: int
+    total: PrivacyCost
+    by_accountant: tuple
+    charges: tuple
+
+    @classmethod
+    def of(cls, n_fits, charges):
+        grouped = {}
+        for accountant, cost in charges:
+            key = _ledger_key(accountant)
+            held, total = grouped.get(key, (accountant, PrivacyCost.zero()))
+            grouped[key] = (held, total + cost)
+        total = sum((cost for _, cost in charges), PrivacyCost.zero())
+        return cls(n_fits, total, tuple(grouped.values()), tuple(charges))
+
+    def __repr__(self):
+        shares = ", ".join(
+            f"{total} to {'no accountant' if acc is None else repr(acc)}"
+            for acc, total in self.by_accountant
+        )
+        return f"SearchCost(n_fits={self.n_fits}, total={self.total}: {shares})"
+
+
+def _ledger_key(accountant):
+    if accountant is None:
+        return None
+    return ("path", accountant.path) if accountant.path else ("id", id(accountant))
+
+
+def _n_splits(cv, estimator, X, y, groups):
+    return check_cv(cv, y, classifier=is_classifier(estimator)).get_n_splits(
+        X, y, groups
+    )
+
+
+def cross_validation_cost(estimator, X, y=None, *, groups=None, cv=None):
+    """What ``sklearn.model_selection.cross_validate(estimator, X, y, cv=cv)``
+    will spend: one fit of ``estimator`` per fold (docs/accounting.rst).
+
+    Reads X, y and groups only for the number of folds (their lengths, and
+    for a stratified split the labels, as scikit-learn's splitter does).
+
+    Returns
+    -------
+    cost : SearchCost
+    """
+    n_splits = _n_splits(cv, estimator, X, y, groups)
+    charges = planned_charges(clone(estimator)) * n_splits
+    return SearchCost.of(n_splits, charges)
+
+
+def _candidates(search):
+    if hasattr(search, "param_grid"):
+        return list(ParameterGrid(search.param_grid))
+    state = search.random_state
+    if state is None or not isinstance(state, int):
+        raise ValueError(
+            "The candidates of a RandomizedSearchCV are known in advance only "
+            "with an int random_state; give one to compute its cost."
+        )
+    return list(
+        ParameterSampler(search.param_distributions, search.n_iter, random_state=state)
+    )
+
+
+def search_cost(search, X, y=None, *, groups=None):
+    """What ``search.fit(X, y)`` will spend, before it starts.
+
+    A ``GridSearchCV`` or ``RandomizedSearchCV`` (scikit-learn's or
+    skprivcov's) fits every candidate on every training fold, then refits
+    the best on all rows (``refit``, the default). Which candidate is best is
+    not known in advance, so the refit is counted at the most expensive
+    candidate's cost: the result is an upper bound, exact when every candidate
+    costs the same. Scores are not charged: a score computed on the raw
+    validation rows is not private at all (docs/accounting.rst).
+
+    Parameters
+    ----------
+    search : GridSearchCV or RandomizedSearchCV (with an int ``random_state``)
+    X, y, groups : as for ``search.fit``, read only for the number of folds
+
+    Returns
+    -------
+    cost : SearchCost
+    """
+    candidates = _candidates(search)
+    n_splits = _n_splits(search.cv, search.estimator, X, y, groups)
+    per_candidate = [
+        planned_charges(clone(search.estimator).set_params(**params))
+        for params in candidates
+    ]
+    charges = [charge for plan in per_candidate for charge in plan * n_splits]
+    n_fits = len(candidates) * n_splits
+    if search.refit:
+        # The refit's candidate is not known yet: for every accountant, the
+        # largest of the candidates' charges to it (an upper bound).
+        grouped = [SearchCost.of(1, plan).by_accountant for plan in per_candidate]
+        largest = {}
+        for plan in grouped:
+            for accountant, cost in plan:
+                key = _ledger_key(accountant)
+                if key not in largest or cost.rho > largest[key][1].rho:
+                    largest[key] = (accountant, cost)
+        charges += list(largest.values())
+        n_fits += 1
+    return SearchCost.of(n_fits, charges)
+
+
+def check_budget(cost, owner="The search"):
+    """Raise BudgetExceededError, before anything runs, if an accountant
+    cannot pay its share of ``cost`` (a :class:`SearchCost`).
+
+    The check is exact for one process; with other processes spending from
+    the same ledger meanwhile, each fit is still refused by the ledger itself
+    when the budget runs out (docs/accounting.rst).
+    """
+    for accountant, total in cost.by_accountant:
+        key = _ledger_key(accountant)
+        # Each charge as the ledger will record it: summed exactly.
+        costs = [c for a, c in cost.charges if _ledger_key(a) == key]
+        if accountant is not None and not accountant.can_spend(*costs):
+            raise BudgetExceededError(
+                f"{owner} would spend {total} in {cost.n_fits} fits, but its "
+                f"accountant has {accountant.remaining} left of its budget "
+                f"{accountant.budget}. Nothing was fitted or recorded."
+            )
+    return cost
