@@ -17,6 +17,29 @@ class _CheckedSearchMixin:
     BudgetExceededError, before the first fit if an accountant cannot pay."""
 
     def fit(self, X, y=None, **params):
+        """Check the whole search's cost against every accountant, then run
+        scikit-learn's search.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,), default=None
+            Target, for supervised models.
+        **params : dict
+            Passed on to scikit-learn's ``fit`` (``groups`` is also used to
+            count the folds).
+
+        Returns
+        -------
+        self : object
+
+        Raises
+        ------
+        BudgetExceededError
+            Before the first fit, if an accountant cannot pay its share of
+            :func:`~skprivcov.model_selection.search_cost`.
+        """
         cost = search_cost(self, X, y, groups=params.get("groups"))
         check_budget(cost, owner=type(self).__name__)
         super().fit(X, y, **params)
