@@ -214,15 +214,6 @@ def test_non_finite_rows_are_refused_after_the_charge_or_zeroed(tmp_path, capsys
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), zeroed.covariance_)
 
 
-def _run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "skprivcov", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -234,14 +225,16 @@ def _run(*args):
     ],
     ids=["not a number", "no such mechanism", "no output", "pca", "no command"],
 )
-def test_usage_errors_are_one_line_with_exit_status_2(files, arguments):
+def test_usage_errors_are_one_line_with_exit_status_2(files, capsys, arguments):
     """argparse's own errors too: one line naming the problem and --help, no
     usage block, exit 2, nothing written."""
     before = sorted(path.name for path in files.iterdir())
-    result = _run(*(files / a if a == "rows.npy" else a for a in arguments))
-    assert result.returncode == 2
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "error:" in result.stderr and "--help" in result.stderr
+    with pytest.raises(SystemExit) as exited:
+        main([str(files / a) if a == "rows.npy" else a for a in arguments])
+    assert exited.value.code == 2
+    stderr = capsys.readouterr().err
+    assert len(stderr.strip().splitlines()) == 1, stderr
+    assert "error:" in stderr and "--help" in stderr
     assert sorted(path.name for path in files.iterdir()) == before
 
 
