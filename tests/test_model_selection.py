@@ -202,3 +202,65 @@ def test_a_search_inside_a_search_is_refused():
     inner = GridSearchCV(GaussianCovariance(), {"rho": [0.1]}, cv=2)
     with pytest.raises(TypeError, match="inside a search"):
         planned_charges(inner)
+
+
+def test_private_steps_inside_unions_and_column_transformers_are_counted():
+    """FeatureUnion and ColumnTransformer hold their steps in lists of tuples:
+    a private step there is counted (a plan lower than the spend would let a
+    search start and run out part-way)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import FeatureUnion
+
+    accountant = PrivacyAccountant(rho=10.0)
+
+    def pca(rho):
+        return PrivatePCA(
+            n_components=1,
+            estimator=AutoCovariance(rho=rho, allow_zero=False, accountant=accountant),
+        )
+
+    union = make_pipeline(
+        FeatureUnion([("a", pca(0.1)), ("b", pca(0.2))]), LinearRegression()
+    )
+    columns = make_pipeline(
+        ColumnTransformer([("a", pca(0.3), [0, 1]), ("rest", "drop", [2])]),
+        LinearRegression(),
+    )
+    for model, expected in ((union, 0.3), (columns, 0.3)):
+        cost = cross_validation_cost(model, X, Y_REG, cv=3)
+        before = _spent(accountant)
+        cross_validate(model, X, Y_REG, cv=3)
+        assert _spent(accountant) - before == pytest.approx(cost.total.rho)
+        assert cost.total.rho == pytest.approx(3 * expected)
+
+
+def test_a_one_shot_iterator_of_folds_is_refused_before_anything_runs():
+    accountant = PrivacyAccountant(rho=1.0)
+    splits = iter(sk.KFold(3).split(X))
+    search = GridSearchCV(
+        GaussianCovariance(rho=0.01, accountant=accountant),
+        {"norm_bound": [1.0]},
+        cv=splits,
+    )
+    with pytest.raises(TypeError, match="one-shot iterator"):
+        search.fit(X)
+    assert accountant.history() == []
+    search.set_params(cv=list(sk.KFold(3).split(X))).fit(X)
+    assert len(accountant.history()) == 4
+
+
+def test_meta_estimators_that_may_refit_a_private_model_are_refused():
+    """One-vs-rest fits one model per class, bagging one per member: their
+    cost is not that of one fit, so the plan refuses them rather than
+    undercount; without a private model inside they cost nothing."""
+    from sklearn.ensemble import BaggingRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    lda = PrivateLinearDiscriminantAnalysis(rho=0.1)
+    with pytest.raises(TypeError, match="OneVsRestClassifier may fit"):
+        planned_charges(OneVsRestClassifier(lda))
+    with pytest.raises(TypeError, match="BaggingRegressor may fit"):
+        planned_charges(BaggingRegressor(PrivateRidge()))
+    assert planned_charges(BaggingRegressor(LinearRegression())) == []

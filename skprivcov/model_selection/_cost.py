@@ -4,9 +4,11 @@
 from dataclasses import dataclass
 
 from sklearn.base import clone, is_classifier
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
+from sklearn.ensemble import VotingClassifier, VotingRegressor
 from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
 from sklearn.model_selection._search import BaseSearchCV
-from sklearn.pipeline import Pipeline
+from sklearn.pipeline import FeatureUnion, Pipeline
 
 from skprivcov.privacy import BudgetExceededError, PrivacyCost
 
@@ -23,11 +25,13 @@ def planned_charges(estimator):
     """The charges one ``fit`` of ``estimator`` will make, from its parameters.
 
     Every skprivcov model knows its own (its release, or none when it fits
-    from a given release); a ``Pipeline`` makes those of its steps; any other
-    scikit-learn meta-estimator those of the estimators among its parameters
-    (e.g. ``TransformedTargetRegressor(regressor=PrivateRidge(...))``). An
-    estimator from another library that spends privacy is not seen: its
-    charges are not counted.
+    from a given release). ``Pipeline``, ``FeatureUnion``,
+    ``ColumnTransformer``, ``TransformedTargetRegressor`` and the voting
+    ensembles fit each of their estimators once, so they make the charges of
+    their private estimators; another meta-estimator around a private model
+    (bagging, one-vs-rest, stacking, calibration …) may fit it several times
+    and is refused with TypeError. An estimator from another library that
+    spends privacy is not seen: its charges are not counted.
 
     Parameters
     ----------
@@ -50,17 +54,53 @@ def planned_charges(estimator):
     if isinstance(estimator, Pipeline):
         steps = [step for _, step in estimator.steps]
     else:
-        steps = [
-            value
-            for value in estimator.get_params(deep=False).values()
-            if hasattr(value, "fit") and hasattr(value, "get_params")
-        ]
-    return [
+        steps = list(_estimators_among(estimator.get_params(deep=False).values()))
+    charges = [
         charge
         for step in steps
-        if step not in (None, "passthrough", "drop")
+        if not isinstance(step, str)
         for charge in planned_charges(step)
     ]
+    if charges and not isinstance(estimator, _FIT_EACH_ONCE):
+        # Bagging, one-vs-rest, stacking, calibration, RFE … fit their
+        # estimators several times, a number the parameters do not always say.
+        raise TypeError(
+            f"{type(estimator).__name__} may fit its private estimators more than "
+            "once: its cost cannot be counted from its parameters. Supported "
+            "around private models: Pipeline, FeatureUnion, ColumnTransformer, "
+            "TransformedTargetRegressor, VotingClassifier and VotingRegressor."
+        )
+    return charges
+
+
+# Meta-estimators that fit each of their estimators exactly once.
+_FIT_EACH_ONCE = (
+    Pipeline,
+    FeatureUnion,
+    ColumnTransformer,
+    TransformedTargetRegressor,
+    VotingClassifier,
+    VotingRegressor,
+)
+
+
+def _is_estimator(value):
+    return hasattr(value, "fit") and hasattr(value, "get_params")
+
+
+def _estimators_among(values):
+    """The estimators among parameter values, also inside the lists of
+    (name, estimator[, columns]) that FeatureUnion, ColumnTransformer and the
+    ensembles take."""
+    for value in values:
+        if _is_estimator(value):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if _is_estimator(item):
+                    yield item
+                elif isinstance(item, tuple):
+                    yield from (part for part in item if _is_estimator(part))
 
 
 @dataclass(frozen=True)
@@ -110,6 +150,13 @@ def _ledger_key(accountant):
 
 
 def _n_splits(cv, estimator, X, y, groups):
+    if hasattr(cv, "__next__"):
+        # Counting the folds would use up a one-shot iterator before the
+        # search itself could read it.
+        raise TypeError(
+            "Give cv as a number, a splitter or a list of (train, test) pairs: "
+            "a one-shot iterator would be used up counting the folds."
+        )
     return check_cv(cv, y, classifier=is_classifier(estimator)).get_n_splits(
         X, y, groups
     )
