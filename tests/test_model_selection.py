@@ -264,3 +264,19 @@ def test_meta_estimators_that_may_refit_a_private_model_are_refused():
     with pytest.raises(TypeError, match="BaggingRegressor may fit"):
         planned_charges(BaggingRegressor(PrivateRidge()))
     assert planned_charges(BaggingRegressor(LinearRegression())) == []
+
+
+def test_private_ridge_cv_is_one_charge_per_fit():
+    """PrivateRidgeCV releases one moment per inner fold at one release's cost
+    (parallel composition): one charge per fit of it."""
+    from skprivcov.linear_model import PrivateRidgeCV
+
+    accountant = PrivacyAccountant(rho=5.0)
+    model = PrivateRidgeCV(
+        estimator=GaussianCovariance(rho=0.2, accountant=accountant), cv=2
+    )
+    cost = cross_validation_cost(model, X, Y_REG, cv=3)
+    assert cost.total.rho == pytest.approx(0.6)
+    cross_validate(model, X, Y_REG, cv=3)
+    assert _spent(accountant) == pytest.approx(cost.total.rho)
+    assert len(accountant.history()) == 3
