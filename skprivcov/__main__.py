@@ -87,7 +87,9 @@ def main(argv=None):
     try:
         model, output, record = run(args)
     except ReleaseError as error:
-        print(f"skprivcov {args.command}: error: {error}", file=sys.stderr)
+        # One line, whatever the paths in it hold.
+        message = str(error).replace("\r", "\\r").replace("\n", "\\n")
+        print(f"skprivcov {args.command}: error: {message}", file=sys.stderr)
         return 2
     if args.command == "release":
         d = model.covariance_.shape[0]

@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import pathlib
+import sqlite3
 import tempfile
 import warnings
 
@@ -209,7 +210,9 @@ def _read_rows(path, skip_header):
             return rows
     except (ValueError, OSError, EOFError):
         hint = (
-            "" if skip_header else "; pass --skip-header if its first line holds names"
+            ""
+            if skip_header or suffix != ".csv"
+            else "; pass --skip-header if its first line holds names"
         )
         raise ReleaseError(
             f"cannot read {path} as a table of numbers (a cell is not a number, "
@@ -226,11 +229,22 @@ def _output_paths(args):
     if record.suffix.lower() != ".json":
         raise ReleaseError(f"--record must end in .json, got {record}")
     for path in (output, record):
+        if path.is_dir():
+            raise ReleaseError(f"{path} is a directory")
         if path.exists() and not args.force:
             raise ReleaseError(f"{path} exists; pass --force to overwrite it")
         if not path.parent.is_dir():
             raise ReleaseError(f"no such directory: {path.parent}")
+        if args.ledger is not None and _same_file(path, args.ledger):
+            raise ReleaseError(f"{path} is the ledger; write the release elsewhere")
     return output, record
+
+
+def _same_file(first, second):
+    """Whether two paths name one file (symbolic and hard links included)."""
+    if first.exists() and second.exists():
+        return os.path.samefile(first, second)
+    return os.path.realpath(first) == os.path.realpath(second)
 
 
 def _budget(args):
@@ -303,8 +317,13 @@ def _accountant(args):
         )
     try:
         return PrivacyAccountant(**budget, path=args.ledger)
-    except (ValueError, TypeError, OSError) as error:
+    except (ValueError, TypeError, OSError, sqlite3.Error) as error:
         raise ReleaseError(f"--ledger: {_first_line(error)}") from None
+
+
+def _charged_estimator(model):
+    """The estimator whose fit charges the accountant (PCA's own release)."""
+    return model.estimator if isinstance(model, PrivatePCA) else model
 
 
 def _first_line(error):
@@ -377,8 +396,10 @@ def _fit_and_write(args, make_model, matrix_of, record_of):
     record atomically. Raises ReleaseError for a bad file or value."""
     output, record_path = _output_paths(args)
     try:
-        model = make_model(args, _accountant(args))
+        model = make_model(args, None)
         model._validate_params()  # bad values are refused before reading
+        # The ledger is opened (or created) only once the public checks pass.
+        _charged_estimator(model).set_params(accountant=_accountant(args))
         rows = _read_rows(args.input, args.skip_header)
         model.fit(rows)
     except BudgetExceededError as error:

@@ -335,14 +335,82 @@ def test_releases_through_a_ledger_share_its_budget(files, capsys):
     assert accountant.spent.rho == pytest.approx(0.2)
 
 
-def test_a_failed_write_is_one_line_and_leaves_nothing(files, capsys):
-    """The output name is taken by a directory: the fit has spent its budget,
-    the error says so in one line, and no partial file is left."""
+def test_an_output_that_is_a_directory_is_refused_before_spending(files, capsys):
     (files / "taken.npy").mkdir()
+    ledger = ["--ledger", files / "l.sqlite", "--ledger-rho", 1]
+    code = _release(files / "rows.npy", "-o", files / "taken.npy", "--force", *ledger)
+    assert code == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert not (files / "l.sqlite").exists()  # nothing opened, nothing spent
+
+
+def test_a_failed_write_is_one_line_and_leaves_nothing(files, capsys, monkeypatch):
+    """The disk refuses the second file after the fit: the error says so in one
+    line, the budget is spent, and no file (partial or renamed) is left."""
+    import skprivcov._release_command as command
+
+    original = command._write_atomically
+    calls = []
+
+    def failing(path, write):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return original(path, write)
+
+    monkeypatch.setattr(command, "_write_atomically", failing)
     before = sorted(path.name for path in files.iterdir())
-    code = _release(files / "rows.npy", "-o", files / "taken.npy", "--force")
+    code = _release(files / "rows.npy", "-o", files / "out.npy")
     assert code == 2
     error = capsys.readouterr().err
     assert len(error.strip().splitlines()) == 1
     assert "cannot write the release" in error and "spent" in error
     assert sorted(path.name for path in files.iterdir()) == before
+
+
+def test_the_release_never_overwrites_its_ledger(files, capsys):
+    """The output (or record) path naming the ledger is refused before the
+    ledger is opened, also through a symbolic link."""
+    ledger = files / "budget.npy"
+    code = _release(
+        files / "rows.npy", "-o", ledger, "--ledger", ledger, "--ledger-rho", 1
+    )
+    assert code == 2
+    assert "is the ledger" in capsys.readouterr().err
+    assert not ledger.exists()
+    PrivacyAccountant(rho=1.0, path=files / "real.sqlite")
+    (files / "link.npy").symlink_to(files / "real.sqlite")
+    code = _release(
+        files / "rows.npy", "-o", files / "link.npy", "--force",
+        "--ledger", files / "real.sqlite",
+    )  # fmt: skip
+    assert code == 2
+    assert PrivacyAccountant(path=files / "real.sqlite").history() == []
+
+
+def test_a_file_that_is_not_a_ledger_is_one_line(files, capsys):
+    (files / "bad.sqlite").write_text("not a database")
+    code = _release(
+        files / "rows.npy", "-o", files / "a.npy", "--ledger", files / "bad.sqlite"
+    )
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("skprivcov release: error: --ledger:")
+    assert len(error.strip().splitlines()) == 1
+
+
+def test_a_public_refusal_does_not_create_the_ledger(files, capsys):
+    ledger = files / "new.sqlite"
+    for options in (["--rho", "-1"], ["--mechanism", "zero", "--rho", "1"]):
+        code = _release(
+            files / "rows.npy", "-o", files / "a.npy",
+            "--ledger", ledger, "--ledger-rho", 1, *options,
+        )  # fmt: skip
+        assert code == 2
+        assert not ledger.exists()
+
+
+def test_a_path_with_a_newline_still_gives_one_line(files, capsys):
+    code = _release(files / "rows.npy", "-o", files / "a\nb.txt")
+    assert code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -280,3 +280,58 @@ def test_private_ridge_cv_is_one_charge_per_fit():
     cross_validate(model, X, Y_REG, cv=3)
     assert _spent(accountant) == pytest.approx(cost.total.rho)
     assert len(accountant.history()) == 3
+
+
+def test_every_refit_candidate_must_fit_under_an_approximate_budget():
+    """Under an (ε, δ) budget a pure candidate with the smaller ρ can cost
+    more ε than a zCDP one: the check tries every candidate the refit may
+    spend on, not the one with the largest ρ (found by review: the search
+    passed the check and ran out at the refit, 6 of 7 fits charged)."""
+    from sklearn.pipeline import Pipeline
+
+    from skprivcov import LaplaceCovariance
+
+    accountant = PrivacyAccountant(epsilon=29.05, delta=1e-3)
+    accountant.spend(PrivacyCost.pure(2.0))
+    accountant.spend(PrivacyCost.zcdp(10.0))
+    laplace = LaplaceCovariance(epsilon=0.37916666666666665, accountant=accountant)
+    gauss = GaussianCovariance(rho=0.10225316455696203, accountant=accountant)
+    search = GridSearchCV(
+        Pipeline([("cov", gauss)]),
+        {"cov": [laplace, gauss]},
+        cv=3,
+        refit=lambda results: 0,  # refits the Laplace candidate
+    )
+    cost = search_cost(search, X)
+    folds = [c for _, c in cost.charges]
+    assert accountant.can_spend(*folds, PrivacyCost.zcdp(gauss.rho))
+    assert not accountant.can_spend(*folds, PrivacyCost.pure(laplace.epsilon))
+    with pytest.raises(BudgetExceededError, match="Nothing was fitted"):
+        search.fit(X)
+    assert len(accountant.history()) == 2
+
+
+def test_links_to_one_ledger_file_are_one_budget(tmp_path):
+    """A symbolic link to the ledger is the same budget (found by review: each
+    path passed alone, together they overspent)."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import FeatureUnion
+
+    real = PrivacyAccountant(rho=0.3, path=tmp_path / "ledger.sqlite")
+    (tmp_path / "link.sqlite").symlink_to(tmp_path / "ledger.sqlite")
+    linked = PrivacyAccountant(path=tmp_path / "link.sqlite")
+
+    def pca(accountant):
+        return PrivatePCA(
+            n_components=1,
+            estimator=AutoCovariance(rho=0.05, allow_zero=False, accountant=accountant),
+        )
+
+    union = make_pipeline(
+        FeatureUnion([("a", pca(real)), ("b", pca(linked))]), LinearRegression()
+    )
+    cost = cross_validation_cost(union, X, Y_REG, cv=4)
+    assert len(cost.by_accountant) == 1
+    with pytest.raises(BudgetExceededError):
+        cross_validate(union, X, Y_REG, cv=4)
+    assert real.history() == []

@@ -1,6 +1,7 @@
 """What a fit, a cross-validation or a search will spend, known before it starts
 (docs/accounting.rst, "Searches refused before their first fit")."""
 
+import os
 from dataclasses import dataclass
 
 from sklearn.base import clone, is_classifier
@@ -58,7 +59,7 @@ def planned_charges(estimator):
     charges = [
         charge
         for step in steps
-        if not isinstance(step, str)
+        if step is not None and not isinstance(step, str)
         for charge in planned_charges(step)
     ]
     if charges and not isinstance(estimator, _FIT_EACH_ONCE):
@@ -112,28 +113,40 @@ class SearchCost:
     n_fits : int
         How many fits will run (candidates × folds, plus the refit).
     total : PrivacyCost
-        The composition of every charge, whichever accountant records it.
+        The composition of every charge, whichever accountant records it, the
+        refit counted at the candidate with the largest ρ.
     by_accountant : tuple of (PrivacyAccountant or None, PrivacyCost)
-        The composition of the charges each accountant will record (accountants
-        on one ledger file counted together; None: charges without one).
+        The same per accountant (accountants on one ledger file counted
+        together; None: charges without one).
     charges : tuple of (PrivacyAccountant or None, PrivacyCost)
-        Every charge, one per fit and release, in the order of the fits.
+        The charges of the fits whose candidates are known (every fold), one
+        per fit and release.
+    refit_options : tuple of tuple of (PrivacyAccountant or None, PrivacyCost)
+        The refit's charges for each candidate it may refit (empty without a
+        refit). :func:`check_budget` admits the search only if every option
+        fits after the folds: under an (ε, δ) budget the costliest refit is
+        not always the one with the largest ρ.
     """
 
     n_fits: int
     total: PrivacyCost
     by_accountant: tuple
     charges: tuple
+    refit_options: tuple = ()
 
     @classmethod
-    def of(cls, n_fits, charges):
+    def of(cls, n_fits, charges, refit_options=()):
+        shown = list(charges)
+        if refit_options:
+            shown += max(refit_options, key=lambda plan: sum(c.rho for _, c in plan))
         grouped = {}
-        for accountant, cost in charges:
+        for accountant, cost in shown:
             key = _ledger_key(accountant)
             held, total = grouped.get(key, (accountant, PrivacyCost.zero()))
             grouped[key] = (held, total + cost)
-        total = sum((cost for _, cost in charges), PrivacyCost.zero())
-        return cls(n_fits, total, tuple(grouped.values()), tuple(charges))
+        total = sum((cost for _, cost in shown), PrivacyCost.zero())
+        options = tuple(tuple(plan) for plan in refit_options)
+        return cls(n_fits, total, tuple(grouped.values()), tuple(charges), options)
 
     def __repr__(self):
         shares = ", ".join(
@@ -144,9 +157,17 @@ class SearchCost:
 
 
 def _ledger_key(accountant):
+    """One key per budget: the ledger file's identity (symbolic and hard links
+    to one file are one budget), or the in-memory accountant itself."""
     if accountant is None:
         return None
-    return ("path", accountant.path) if accountant.path else ("id", id(accountant))
+    if not accountant.path:
+        return ("memory", id(accountant))
+    try:
+        status = os.stat(accountant.path)
+    except OSError:
+        return ("path", os.path.realpath(accountant.path))
+    return ("file", status.st_dev, status.st_ino)
 
 
 def _n_splits(cv, estimator, X, y, groups):
@@ -220,19 +241,9 @@ def search_cost(search, X, y=None, *, groups=None):
     ]
     charges = [charge for plan in per_candidate for charge in plan * n_splits]
     n_fits = len(candidates) * n_splits
-    if search.refit:
-        # The refit's candidate is not known yet: for every accountant, the
-        # largest of the candidates' charges to it (an upper bound).
-        grouped = [SearchCost.of(1, plan).by_accountant for plan in per_candidate]
-        largest = {}
-        for plan in grouped:
-            for accountant, cost in plan:
-                key = _ledger_key(accountant)
-                if key not in largest or cost.rho > largest[key][1].rho:
-                    largest[key] = (accountant, cost)
-        charges += list(largest.values())
-        n_fits += 1
-    return SearchCost.of(n_fits, charges)
+    # The refit's candidate is not known yet: every candidate is an option.
+    options = per_candidate if search.refit else ()
+    return SearchCost.of(n_fits + bool(search.refit), charges, options)
 
 
 def check_budget(cost, owner="The search"):
@@ -244,10 +255,18 @@ def check_budget(cost, owner="The search"):
     when the budget runs out (docs/accounting.rst).
     """
     for accountant, total in cost.by_accountant:
+        if accountant is None:
+            continue
         key = _ledger_key(accountant)
-        # Each charge as the ledger will record it: summed exactly.
-        costs = [c for a, c in cost.charges if _ledger_key(a) == key]
-        if accountant is not None and not accountant.can_spend(*costs):
+
+        def to_this(charges, key=key):
+            return [c for a, c in charges if _ledger_key(a) == key]
+
+        # Each charge as the ledger will record it (summed exactly), with
+        # every candidate the refit may spend on.
+        folds = to_this(cost.charges)
+        options = [to_this(plan) for plan in cost.refit_options] or [[]]
+        if not all(accountant.can_spend(*folds, *refit) for refit in options):
             raise BudgetExceededError(
                 f"{owner} would spend {total} in {cost.n_fits} fits, but its "
                 f"accountant has {accountant.remaining} left of its budget "
