@@ -219,10 +219,12 @@ def search_cost(search, X, y=None, *, groups=None):
     A ``GridSearchCV`` or ``RandomizedSearchCV`` (scikit-learn's or
     skprivcov's) fits every candidate on every training fold, then refits
     the best on all rows (``refit``, the default). Which candidate is best is
-    not known in advance, so the refit is counted at the most expensive
-    candidate's cost: the result is an upper bound, exact when every candidate
-    costs the same. Scores are not charged: a score computed on the raw
-    validation rows is not private at all (docs/accounting.rst).
+    not known in advance, so every candidate is kept as an option for the
+    refit (``refit_options``; :func:`check_budget` admits the search only if
+    each of them fits), and the displayed ``total`` counts the candidate with
+    the largest ρ: exact when every candidate costs the same. Scores are not
+    charged: a score computed on the raw validation rows is not private at all
+    (docs/accounting.rst).
 
     Parameters
     ----------
