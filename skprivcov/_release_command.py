@@ -255,7 +255,7 @@ def _norm_bound(args):
     return DEFAULT_NORM_BOUND if args.norm_bound is None else args.norm_bound
 
 
-def _estimator(args, accountant):
+def _estimator(args):
     """The estimator, its parameters checked before any data is read."""
     budget = _budget(args)
     if args.mechanism == "zero":
@@ -269,11 +269,10 @@ def _estimator(args, accountant):
         assume_centered=args.assume_centered,
         nonfinite=args.nonfinite,
         random_state=args.seed,
-        accountant=accountant,
     )
 
 
-def _pca(args, accountant):
+def _pca(args):
     """PrivatePCA making its own release, checked before any data is read."""
     if args.mechanism == "zero":
         raise ReleaseError("--mechanism zero releases nothing: it has no components")
@@ -281,7 +280,6 @@ def _pca(args, accountant):
         **_budget(args),
         "norm_bound": _norm_bound(args),
         "nonfinite": args.nonfinite,
-        "accountant": accountant,
     }
     if MECHANISMS[args.mechanism] is AutoCovariance:
         settings["allow_zero"] = False  # as PrivatePCA's default (docs/pca.rst)
@@ -396,7 +394,7 @@ def _fit_and_write(args, make_model, matrix_of, record_of):
     record atomically. Raises ReleaseError for a bad file or value."""
     output, record_path = _output_paths(args)
     try:
-        model = make_model(args, None)
+        model = make_model(args)
         model._validate_params()  # bad values are refused before reading
         # The ledger is opened (or created) only once the public checks pass.
         _charged_estimator(model).set_params(accountant=_accountant(args))

@@ -303,11 +303,6 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self.random_state = random_state
         self.accountant = accountant
 
-    def _planned_charges(self):
-        """The (accountant, cost) charges one fit makes, from the parameters
-        alone (``skprivcov.model_selection.planned_charges``)."""
-        return [(self.accountant, self.fit_cost())]
-
     def fit_cost(self):
         """What one fit will spend, from the parameters alone (no data).
 

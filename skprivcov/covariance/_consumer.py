@@ -86,7 +86,8 @@ class ReleaseConsumerMixin:
         the release it makes (``skprivcov.model_selection.planned_charges``)."""
         if self.covariance is not None:
             return []
-        return self._release_estimator()._planned_charges()
+        estimator = self._release_estimator()
+        return [(estimator.accountant, estimator.fit_cost())]
 
     def _default_estimator(self):
         """What makes the release when ``estimator`` is None."""

@@ -210,11 +210,6 @@ class PrivateLinearDiscriminantAnalysis(
         tags.classifier_tags.poor_score = True  # noisy by design
         return tags
 
-    def _planned_charges(self):
-        """The (accountant, cost) charges one fit makes, from the parameters
-        alone (``skprivcov.model_selection.planned_charges``)."""
-        return [(self.accountant, self.fit_cost())]
-
     def fit_cost(self):
         """What one fit spends, from the parameters alone."""
         return resolve_budget(

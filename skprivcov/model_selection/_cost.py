@@ -50,8 +50,10 @@ def planned_charges(estimator):
             "search_cost and multiply by the outer fits."
         )
     own = getattr(estimator, "_planned_charges", None)
-    if own is not None:
+    if own is not None:  # a model that takes or makes a release
         return list(own())
+    if hasattr(estimator, "fit_cost"):  # one charge of its own budget
+        return [(estimator.accountant, estimator.fit_cost())]
     if isinstance(estimator, Pipeline):
         steps = [step for _, step in estimator.steps]
     else:
