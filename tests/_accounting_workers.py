@@ -26,6 +26,20 @@ def spend_repeatedly(path, rho, attempts, barrier, results):
     results.put(successes)
 
 
+def spend_cost_repeatedly(path, cost, attempts, barrier, results):
+    """Like spend_repeatedly, for any PrivacyCost (a Rényi curve, say)."""
+    accountant = PrivacyAccountant(path=path)
+    barrier.wait()
+    successes = 0
+    for _ in range(attempts):
+        try:
+            accountant.spend(cost, source="worker")
+            successes += 1
+        except BudgetExceededError:
+            pass
+    results.put(successes)
+
+
 def fit_repeatedly(path, rho, attempts, barrier, results):
     """Fit an estimator that spends from the shared ledger, as a user would."""
     accountant = PrivacyAccountant(path=path)

@@ -106,7 +106,11 @@ def test_costs_are_immutable_and_validated():
         with pytest.raises(ValueError, match="finite and >= 0"):
             PrivacyCost.zcdp(bad)
     with pytest.raises(ValueError, match="notion"):
+        PrivacyCost("approx", 1.0)
+    with pytest.raises(ValueError, match="no parameter"):
         PrivacyCost("renyi", 1.0)
+    with pytest.raises(ValueError, match="Only a 'renyi' cost"):
+        PrivacyCost("zcdp", 1.0, curve=(1.0,))
     with pytest.raises(ValueError, match="reference_delta"):
         PrivacyCost.zcdp(0.1, reference_delta=1.5)
     with pytest.raises(ValueError, match="delta"):

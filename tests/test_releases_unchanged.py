@@ -80,6 +80,9 @@ def published(estimator):
     elif "alpha" in params or "alphas" in params:
         estimator.fit(X[:, :3], X[:, 3])
         arrays = [estimator.coef_, np.atleast_1d(estimator.intercept_)]
+    elif hasattr(estimator, "fold_releases_") or "n_folds" in params:
+        estimator.fit(X)  # FoldReleases: the pooled release of its folds
+        arrays = [estimator.release_.second_moment]
     elif hasattr(estimator, "transform") and not hasattr(estimator, "score"):
         arrays = [estimator.fit(X).transform(X[:25])]
     else:

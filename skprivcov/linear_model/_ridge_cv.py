@@ -7,8 +7,6 @@ from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skprivcov._random import release_generator
-from skprivcov.covariance import CovarianceRelease
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
@@ -39,7 +37,11 @@ class PrivateRidgeCV(BasePrivateRidge):
     P the PSD projection (docs/algorithms.rst §8.2). The alpha with the best mean
     score is refit on the pooled releases of all folds. Everything after the releases is
     post-processing, and the releases are of disjoint rows, so the whole
-    search costs what one release costs (parallel composition).
+    search costs what one release costs (parallel composition). The releases
+    are those of :class:`~skprivcov.model_selection.FoldReleases` with the
+    same parameters (docs/algorithms.rst §14): a search over other
+    post-processing parameters (a feature subset, …) runs on them with
+    :class:`~skprivcov.model_selection.ReleaseModel`.
 
     Parameters
     ----------
@@ -101,10 +103,12 @@ class PrivateRidgeCV(BasePrivateRidge):
         The intercept (0.0 without ``fit_intercept``).
 
     release_ : CovarianceRelease
-        The pooled release of all folds, in the units of [X, y].
+        The pooled release of all folds, in the units of [X, y], with the
+        noise level of its feature block (so ``PrivateRidge(covariance=
+        release_)`` can set ``alpha="auto"``).
 
     fold_releases_ : list of CovarianceRelease
-        Each fold's release.
+        Each fold's release (``FoldReleases.fold_releases_``).
 
     privacy_spent_ : PrivacyCost
         The cost of one release (parallel composition over disjoint folds).
@@ -121,6 +125,8 @@ class PrivateRidgeCV(BasePrivateRidge):
     See Also
     --------
     PrivateRidge : Ridge from one release, for a fixed alpha.
+    skprivcov.model_selection.FoldReleases : The fold releases, for any grid
+        over post-processing parameters.
 
     Notes
     -----
@@ -200,62 +206,53 @@ class PrivateRidgeCV(BasePrivateRidge):
                 f"cv={self.cv} folds need at least {2 * self.cv} rows (2 per fold); "
                 f"got {n_samples}."
             )
-        # Charged once, before any value is read: the folds are disjoint.
-        budget, template = self._charge(
-            self._release_estimator(), composition="parallel over disjoint folds"
+        # (Imported here: skprivcov.model_selection imports this package.)
+        from skprivcov.model_selection._folds import (
+            FoldReleases,
+            leave_one_fold_out,
+            pool_releases,
         )
-        rng = release_generator(self.random_state)
-        rows = self._bounded_rows(X, y)
-        folds = np.array_split(rng.permutation(n_samples), self.cv)
-        fold_releases, fold_noise = [], []
-        for fold in folds:
-            # Releases must never share noise: fresh entropy per fold, or a
-            # seed of its own drawn from the given one.
-            seed = None if self.random_state is None else int(rng.integers(2**63))
-            estimator = template.set_params(random_state=seed).fit(rows[fold])
-            fold_releases.append(self._release_of(estimator, len(fold), target_name))
-            # Public: the noise level of the feature block in the units of X.
-            fold_noise.append(
-                estimator.eigenvalue_floor_ * float(self.X_norm_bound) ** 2
-            )
 
-        def candidates(members):
-            """The alphas for the pool of ``members`` (fold indices)."""
+        # The fold releases (docs/algorithms.rst §14): public checks, one
+        # charge recorded under this model's name, then one release per fold.
+        folds = FoldReleases(
+            estimator=self.estimator,
+            n_folds=self.cv,
+            X_norm_bound=self.X_norm_bound,
+            y_bound=self.y_bound,
+            assume_centered=not self.fit_intercept,
+            random_state=self.random_state,
+        )._release(X, y, owner=self, target_name=target_name)
+        fold_releases = folds.fold_releases_
+
+        def candidates(release):
+            """The alphas for a pool of fold releases."""
             if not auto:
                 return alphas
-            counts = np.array([len(folds[j]) for j in members], float)
-            weights = counts / counts.sum()
-            # Independent noises averaged with weights: variances add (§16).
-            noise = np.sqrt(np.sum((weights * np.asarray(fold_noise)[members]) ** 2))
-            return alphas * alpha_from_noise(noise)
+            # The pool's noise level: independent noises averaged with
+            # weights, variances add (§16).
+            return alphas * alpha_from_noise(release.noise_level)
 
         features, target = list(range(n_features)), n_features
         losses = np.empty((self.cv, alphas.size))
-        for k, heldout in enumerate(fold_releases):
-            training = CovarianceRelease.pooled(
-                fold_releases[:k] + fold_releases[k + 1 :]
-            )
-            others = [j for j in range(self.cv) if j != k]
+        for train, (k,) in leave_one_fold_out(self.cv):
+            training = pool_releases(fold_releases[j] for j in train)
             coefficients, intercepts = fit_ridge_path(
                 training,
                 features,
                 target,
-                candidates(others),
+                candidates(training),
                 fit_intercept=self.fit_intercept,
             )
             losses[k] = heldout_losses(
-                heldout, features, target, coefficients, intercepts
+                fold_releases[k], features, target, coefficients, intercepts
             )
         scores = -losses
         mean_scores = scores.mean(axis=0)
         best = int(np.argmax(mean_scores))
 
-        release = CovarianceRelease.pooled(
-            fold_releases,
-            privacy_spent=budget,
-            source=f"{self.cv} disjoint fold releases by {fold_releases[0].source}",
-        )
-        final = candidates(list(range(self.cv)))
+        release = folds.release_
+        final = candidates(release)
         coefficients, intercepts = fit_ridge_path(
             release, features, target, [final[best]], fit_intercept=self.fit_intercept
         )
@@ -273,7 +270,7 @@ class PrivateRidgeCV(BasePrivateRidge):
         self.intercept_ = float(intercepts[0])
         self.release_ = release
         self.fold_releases_ = fold_releases
-        self.privacy_spent_ = budget
+        self.privacy_spent_ = folds.privacy_spent_
         # Every fold's release spends the same split, in parallel (disjoint rows).
-        self.privacy_parts_ = estimator.privacy_parts_
+        self.privacy_parts_ = folds.privacy_parts_
         return self

@@ -8,19 +8,47 @@ from skprivcov.model_selection._cost import (
     planned_charges,
     search_cost,
 )
+from skprivcov.model_selection._folds import (
+    FoldReleases,
+    ReleaseModel,
+    release_scorer,
+)
+from skprivcov.model_selection._private_scores import (
+    CovarianceErrorScore,
+    PredictionLossScore,
+)
 from skprivcov.model_selection._search import (
     GridSearchCV,
     RandomizedSearchCV,
     cross_validate,
 )
+from skprivcov.model_selection._selection import (
+    PrivateRandomSearch,
+    draw_runs,
+    runs_pmf,
+    selection_cost,
+)
 
 __all__ = [
+    "CovarianceErrorScore",
     "GridSearchCV",
+    "PredictionLossScore",
+    "PrivateRandomSearch",
     "RandomizedSearchCV",
     "SearchCost",
     "check_budget",
     "cross_validate",
     "cross_validation_cost",
+    "draw_runs",
     "planned_charges",
+    "runs_pmf",
     "search_cost",
+    "selection_cost",
+]
+
+# Free sweeps over post-processing (docs/algorithms.rst §14).
+__all__ += [
+    "FoldReleases",
+    "ReleaseModel",
+    "release_scorer",
 ]

@@ -18,10 +18,12 @@ from skprivcov.privacy._exceptions import (
 )
 from skprivcov.privacy._ledger import SpendRecord
 from skprivcov.privacy._parts import BudgetPart, check_within, compose_parts
+from skprivcov.privacy._renyi import RENYI_ORDERS, rdp_epsilon
 
 __all__ = [
     "CAVEATS",
     "MCMC_NOISE",
+    "RENYI_ORDERS",
     "BudgetExceededError",
     "BudgetPart",
     "PrivacyAccountant",
@@ -35,6 +37,7 @@ __all__ = [
     "compose_parts",
     "gaussian_epsilon",
     "pure_to_zcdp",
+    "rdp_epsilon",
     "resolve_budget",
     "zcdp_from_approx_dp",
 ]

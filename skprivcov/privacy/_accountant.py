@@ -16,6 +16,10 @@ from skprivcov.privacy._exceptions import (
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.privacy._ledger import SqliteLedger, decimal
+from skprivcov.privacy._renyi import RENYI_ORDERS, rdp_epsilon
+
+# The orders as exact fractions (each is a binary fraction, exact as a float).
+_ORDERS = tuple(Fraction(order) for order in RENYI_ORDERS)
 
 __all__ = ["PrivacyAccountant"]
 
@@ -41,13 +45,32 @@ def _floor(fraction):
     return value
 
 
+def _curve(totals, rho):
+    """The exact Rényi curve of the Rényi records plus ρ-zCDP (ε(λ) = ρλ), as
+    fractions at RENYI_ORDERS (§14)."""
+    return [
+        total + rho * order for total, order in zip(totals.renyi, _ORDERS, strict=True)
+    ]
+
+
 def _spent_epsilon(totals, delta):
     """Smallest ε with (ε, δ)-DP for the composition of the recorded spends.
 
     Two valid routes, docs/algorithms.rst §7: everything through zCDP (a pure ε counts
     as ε²/2) and the Canonne–Kamath–Steinke conversion; or the pure spends by
     basic composition (Σε, 0) plus the zCDP spends converted on their own.
+    With Rényi records (§14), the same two routes on the curve: everything as
+    one curve (zCDP and pure parts as ρλ), or the pure spends by basic
+    composition plus the rest as one curve, each converted by CKS20 Prop. 12.
     """
+    if totals.n_renyi:
+        whole = _curve(totals, totals.pure_rho + totals.zcdp_rho)
+        rest = _curve(totals, totals.zcdp_rho)
+        return min(
+            rdp_epsilon([_ceil(value) for value in whole], delta),
+            _ceil(totals.pure_epsilon)
+            + rdp_epsilon([_ceil(value) for value in rest], delta),
+        )
     through_zcdp = cks_epsilon(_ceil(totals.pure_rho + totals.zcdp_rho), delta)
     pure_then_zcdp = _ceil(totals.pure_epsilon) + cks_epsilon(
         _ceil(totals.zcdp_rho), delta
@@ -82,24 +105,41 @@ class _TotalBudget:
         return cls("approx", epsilon=float(epsilon), delta=float(delta))
 
     def admits(self, totals):
-        # Exact comparisons of decimals for ρ and pure ε budgets.
+        # Exact comparisons of decimals for ρ and pure ε budgets. With Rényi
+        # records, a ρ budget is the curve ρλ, checked at every order of the
+        # grid (§14): the spends' curve may not exceed it anywhere.
         if self.kind == "zcdp":
-            return totals.pure_rho + totals.zcdp_rho <= decimal(self.rho)
+            return self.rho_left(totals) >= 0
         if self.kind == "pure":
-            return totals.n_zcdp == 0 and totals.pure_epsilon <= decimal(self.epsilon)
+            return (
+                totals.n_zcdp == 0
+                and totals.n_renyi == 0
+                and totals.pure_epsilon <= decimal(self.epsilon)
+            )
         return _spent_epsilon(totals, self.delta) <= self.epsilon
+
+    def rho_left(self, totals):
+        """For a ρ budget: the largest ρ' with the spends plus ρ'-zCDP still
+        under ρλ at every order, exactly (negative if already over)."""
+        left = decimal(self.rho) - totals.pure_rho - totals.zcdp_rho
+        if totals.n_renyi:
+            left -= max(
+                total / order
+                for total, order in zip(totals.renyi, _ORDERS, strict=True)
+            )
+        return left
 
     def remaining(self, totals, notion):
         """The exact largest further spend of ``notion`` for a ρ or pure ε
         budget (None for an (ε, δ) budget, found by bisection instead)."""
         if self.kind == "zcdp":
-            left = decimal(self.rho) - totals.pure_rho - totals.zcdp_rho
+            left = self.rho_left(totals)
             if left <= 0:
                 return Fraction(0)
             # A pure spend ε costs ε²/2: the largest decimal ε with ε² ≤ 2·left.
             return left if notion == "zcdp" else _sqrt_floor(2 * left)
         if self.kind == "pure":
-            if notion != "pure" or totals.n_zcdp:
+            if notion != "pure" or totals.n_zcdp or totals.n_renyi:
                 return Fraction(0)
             return max(decimal(self.epsilon) - totals.pure_epsilon, Fraction(0))
         return None
@@ -166,13 +206,18 @@ class PrivacyAccountant:
     ----------
     rho : float > 0, default=None
         A total budget in ρ-zCDP; every spend counts its ρ (pure ε as ε²/2).
+        A Rényi spend (private selection) is admitted while the curve of all
+        spends stays at or under ρλ at every order of
+        :data:`~skprivcov.privacy.RENYI_ORDERS` (docs/algorithms.rst §14).
     epsilon : float > 0, default=None
         A total budget in ε. With ``delta`` None or 0 the budget is pure ε-DP
         and only pure spends are admitted, adding their ε. With ``delta > 0``
         a spend is admitted while the composition of all spends is still
-        (ε, δ)-DP by the better of two valid routes: all through zCDP with the
+        (ε, δ)-DP by the better of two valid routes: all through zCDP (or
+        through the Rényi curve, once a Rényi spend is recorded) with the
         Canonne–Kamath–Steinke conversion, or pure spends by basic
-        composition plus the converted zCDP spends.
+        composition plus the converted rest. A pure budget admits pure
+        spends only.
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget.
     path : str or os.PathLike, default=None
@@ -306,12 +351,15 @@ class PrivacyAccountant:
             return False
         totals = self._ledger.totals()
         for cost in costs:
-            totals = totals.plus(cost.notion, cost.parameter, cost.caveats)
+            totals = totals.plus(cost.notion, cost.parameter, cost.caveats, cost.curve)
         return self._budget.admits(totals)
 
     @staticmethod
     def _cost_of(totals):
-        if totals.n_zcdp == 0:
+        if totals.n_renyi:
+            curve = _curve(totals, totals.pure_rho + totals.zcdp_rho)
+            cost = PrivacyCost.renyi([_ceil(value) for value in curve])
+        elif totals.n_zcdp == 0:
             cost = PrivacyCost.pure(_ceil(totals.pure_epsilon))
         else:
             cost = PrivacyCost.zcdp(_ceil(totals.pure_rho + totals.zcdp_rho))
@@ -322,7 +370,9 @@ class PrivacyAccountant:
         """The composition of every recorded spend, as a PrivacyCost.
 
         Pure if every spend was pure (their ε added), else zCDP (ρ added, pure
-        ε as ε²/2). It carries the caveats of every spend.
+        ε as ε²/2); a Rényi curve once a Rényi spend (private selection) is
+        recorded (curves added, zCDP and pure parts as ρλ, §14). It carries
+        the caveats of every spend.
         """
         return self._cost_of(self._ledger.totals())
 

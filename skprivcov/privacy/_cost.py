@@ -3,32 +3,44 @@
 import math
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from skprivcov.privacy._caveats import CAVEATS
 from skprivcov.privacy._conversions import cks_epsilon, pure_to_zcdp
+from skprivcov.privacy._renyi import RENYI_ORDERS, pure_curve, rdp_epsilon, zcdp_curve
 
 __all__ = ["PrivacyCost"]
 
-_NOTIONS = ("pure", "zcdp")
+_NOTIONS = ("pure", "zcdp", "renyi")
 
 
 @dataclass(frozen=True)
 class PrivacyCost:
-    """An immutable privacy cost: pure ε-DP or ρ-zCDP.
+    """An immutable privacy cost: pure ε-DP, ρ-zCDP or a Rényi-DP curve.
 
-    Build one with :meth:`pure`, :meth:`zcdp` or :meth:`zero` rather than with
-    the constructor. Costs compose with ``+`` (basic composition): pure costs
-    add their ε; anything involving zCDP adds ρ, a pure part entering as ε²/2
-    (Bun & Steinke 2016, Prop. 1.4). ``sum(costs)`` works.
+    Build one with :meth:`pure`, :meth:`zcdp`, :meth:`renyi` or :meth:`zero`
+    rather than with the constructor. Costs compose with ``+`` (basic
+    composition): pure costs add their ε; pure and zCDP costs add ρ, a pure
+    part entering as ε²/2 (Bun & Steinke 2016, Prop. 1.4); anything involving
+    a Rényi curve adds curves order by order, a zCDP part entering as ρλ and a
+    pure part as its sharp curve (docs/algorithms.rst §14). ``sum(costs)``
+    works.
+
+    A Rényi curve is what private selection costs
+    (:class:`~skprivcov.model_selection.PrivateRandomSearch`): it is stored at
+    the public orders :data:`~skprivcov.privacy.RENYI_ORDERS`, never rounded
+    down, and converted to (ε, δ) by :meth:`to_approx_dp`.
 
     Neighbouring datasets differ by the replacement of one row throughout
     skprivcov.
 
     Parameters
     ----------
-    notion : {"pure", "zcdp"}
+    notion : {"pure", "zcdp", "renyi"}
         The privacy notion the guarantee is stated in.
-    parameter : float
-        ε for ``"pure"``, ρ for ``"zcdp"``; finite and non-negative.
+    parameter : float or None
+        ε for ``"pure"``, ρ for ``"zcdp"``; finite and non-negative. None for
+        ``"renyi"``.
     reference_delta : float or None, default=None
         For a zCDP cost calibrated from an (ε, δ) target: that δ, so that
         :attr:`epsilon` reports the ε it implies. ``None`` otherwise.
@@ -37,11 +49,14 @@ class PrivacyCost:
         :data:`skprivcov.privacy.CAVEATS`), e.g. ``"mcmc-noise"`` for noise
         partly drawn by a Markov chain. Composition keeps every caveat of
         every part.
+    curve : tuple of float or None, default=None
+        For ``"renyi"``: ε(λ) at each order of ``RENYI_ORDERS``, in order.
 
     Attributes
     ----------
-    rho : float
-        The ρ-zCDP guarantee (for a pure cost, the implied ε²/2).
+    rho : float or None
+        The ρ-zCDP guarantee (for a pure cost, the implied ε²/2; None for a
+        Rényi curve, which in general implies no zCDP guarantee).
     epsilon : float or None
         For a pure cost its ε; for a zCDP cost with a reference δ the ε of
         (ε, δ)-DP it implies by the Canonne–Kamath–Steinke conversion; else None.
@@ -64,10 +79,47 @@ class PrivacyCost:
     parameter: float
     reference_delta: float | None = None
     caveats: tuple = field(default=())
+    curve: tuple | None = None
 
     def __post_init__(self):
         if self.notion not in _NOTIONS:
             raise ValueError(f"notion must be one of {_NOTIONS}, got {self.notion!r}.")
+        if self.notion == "renyi":
+            self._check_curve()
+        elif self.curve is not None:
+            raise ValueError("Only a 'renyi' cost has a curve.")
+        else:
+            self._check_parameter()
+        caveats = tuple(sorted(set(self.caveats)))
+        for code in caveats:
+            if code not in CAVEATS:
+                raise ValueError(
+                    f"Unknown caveat {code!r}; known caveats: {sorted(CAVEATS)}."
+                )
+        object.__setattr__(self, "caveats", caveats)
+
+    def _check_curve(self):
+        if self.parameter is not None:
+            raise ValueError("A Rényi cost has no parameter; give its curve.")
+        curve = np.asarray(self.curve, dtype=np.float64)
+        if curve.shape != (len(RENYI_ORDERS),) or not np.all(
+            np.isfinite(curve) & (curve >= 0.0)
+        ):
+            raise ValueError(
+                f"A Rényi curve must hold {len(RENYI_ORDERS)} finite values >= 0, "
+                "one per order of RENYI_ORDERS."
+            )
+        object.__setattr__(self, "curve", tuple(float(v) for v in curve))
+        if self.reference_delta is not None:
+            self._check_reference_delta()
+
+    def _check_reference_delta(self):
+        if not 0.0 < self.reference_delta < 1.0:
+            raise ValueError(
+                f"reference_delta must lie in (0, 1), got {self.reference_delta!r}."
+            )
+
+    def _check_parameter(self):
         parameter = float(self.parameter)
         if not (math.isfinite(parameter) and parameter >= 0.0):
             raise ValueError(
@@ -77,17 +129,7 @@ class PrivacyCost:
         if self.reference_delta is not None:
             if self.notion == "pure":
                 raise ValueError("A pure ε-DP cost has δ = 0; give no reference_delta.")
-            if not 0.0 < self.reference_delta < 1.0:
-                raise ValueError(
-                    f"reference_delta must lie in (0, 1), got {self.reference_delta!r}."
-                )
-        caveats = tuple(sorted(set(self.caveats)))
-        for code in caveats:
-            if code not in CAVEATS:
-                raise ValueError(
-                    f"Unknown caveat {code!r}; known caveats: {sorted(CAVEATS)}."
-                )
-        object.__setattr__(self, "caveats", caveats)
+            self._check_reference_delta()
 
     @classmethod
     def pure(cls, epsilon):
@@ -98,6 +140,23 @@ class PrivacyCost:
     def zcdp(cls, rho, *, reference_delta=None):
         """A ρ-zCDP cost, optionally reported as (ε, δ) at ``reference_delta``."""
         return cls("zcdp", rho, reference_delta)
+
+    @classmethod
+    def renyi(cls, curve, *, reference_delta=None):
+        """A Rényi-DP cost: ``curve[i]`` is ε(λ) at ``RENYI_ORDERS[i]``."""
+        return cls("renyi", None, reference_delta, curve=tuple(curve))
+
+    def rdp(self):
+        """ε(λ) at every order of ``RENYI_ORDERS``, as an array (§14).
+
+        ρλ for a zCDP cost, the sharp curve of pure ε-DP for a pure cost
+        (docs/algorithms.rst §7.3), the stored curve for a Rényi cost.
+        """
+        if self.notion == "renyi":
+            return np.array(self.curve)
+        if self.notion == "zcdp":
+            return zcdp_curve(self.parameter)
+        return pure_curve(self.parameter)
 
     def with_caveats(self, caveats):
         """The same cost with ``caveats`` added to its own."""
@@ -110,6 +169,8 @@ class PrivacyCost:
 
     @property
     def rho(self):
+        if self.notion == "renyi":
+            return None
         if self.notion == "pure":
             return pure_to_zcdp(self.parameter)
         return self.parameter
@@ -131,20 +192,26 @@ class PrivacyCost:
 
         A zCDP cost uses the tight Canonne–Kamath–Steinke conversion
         (docs/algorithms.rst §7.1). A pure cost reports its own ε (going through its
-        implied ε²/2-zCDP would give more whenever log(1/δ) > 1/2).
+        implied ε²/2-zCDP would give more whenever log(1/δ) > 1/2). A Rényi
+        cost uses the same conversion over its grid of orders (CKS20 Prop. 12,
+        §14).
         """
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
         if self.notion == "pure":
             return self.parameter
+        if self.notion == "renyi":
+            return rdp_epsilon(self.curve, delta)
         return cks_epsilon(self.parameter, delta)
 
     def scaled(self, fraction):
         """The same notion with its parameter multiplied by ``fraction``.
 
         Used to split a budget into the parts of a composed mechanism; the parts
-        add back up to the whole.
+        add back up to the whole. A Rényi curve has no parameter to split.
         """
+        if self.notion == "renyi":
+            raise ValueError("A Rényi cost cannot be split into parts.")
         return replace(self, parameter=self.parameter * fraction)
 
     def __add__(self, other):
@@ -157,6 +224,12 @@ class PrivacyCost:
             )
         deltas = {d for d in (self.reference_delta, other.reference_delta) if d}
         reference_delta = deltas.pop() if len(deltas) == 1 else None
+        if "renyi" in (self.notion, other.notion):
+            # Curves add order by order; the float sum is moved one ulp up so
+            # that it is never below the exact one.
+            curve = np.nextafter(self.rdp() + other.rdp(), np.inf)
+            total = PrivacyCost.renyi(curve, reference_delta=reference_delta)
+            return total.with_caveats(caveats)
         total = PrivacyCost.zcdp(self.rho + other.rho, reference_delta=reference_delta)
         return total.with_caveats(caveats)
 
@@ -167,6 +240,13 @@ class PrivacyCost:
         return NotImplemented
 
     def __repr__(self):
+        if self.notion == "renyi":
+            text = f"PrivacyCost.renyi(<curve at {len(self.curve)} orders>"
+            if self.reference_delta is not None:
+                text += f", reference_delta={self.reference_delta!r}"
+            if self.caveats:
+                text += f", caveats={self.caveats!r}"
+            return text + ")"
         # Without caveats, the repr of a plain cost (unchanged since 0.1).
         text = (
             f"PrivacyCost(notion={self.notion!r}, parameter={self.parameter!r}, "
@@ -179,6 +259,12 @@ class PrivacyCost:
     def __str__(self):
         if self.notion == "pure":
             text = f"{self.parameter:.6g}-DP (pure)"
+        elif self.notion == "renyi":
+            delta = self.reference_delta or 1e-6
+            text = (
+                f"Rényi-DP curve (implies ({self.to_approx_dp(delta):.6g}, "
+                f"{delta:.3g})-DP)"
+            )
         else:
             text = f"{self.parameter:.6g}-zCDP"
             if self.reference_delta is not None:

@@ -28,6 +28,8 @@ import threading
 from fractions import Fraction
 from typing import NamedTuple
 
+from skprivcov.privacy._renyi import RENYI_ORDERS
+
 __all__ = ["SpendRecord", "SqliteLedger", "Totals", "decimal"]
 
 _SCHEMA = (
@@ -35,13 +37,16 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS spends ("
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " created_at TEXT NOT NULL,"
-    " notion TEXT NOT NULL CHECK (notion IN ('pure', 'zcdp')),"
+    " notion TEXT NOT NULL CHECK (notion IN ('pure', 'zcdp', 'renyi')),"
     " parameter REAL NOT NULL CHECK (parameter >= 0),"
     " source TEXT NOT NULL,"
     " details TEXT NOT NULL,"
     " process INTEGER NOT NULL,"
-    " caveats TEXT NOT NULL DEFAULT '[]')",
+    " caveats TEXT NOT NULL DEFAULT '[]',"
+    " curve TEXT NOT NULL DEFAULT '[]')",
 )
+# The columns of the spends table, in order (a migrated table has them too).
+_COLUMNS = "id, created_at, notion, parameter, source, details, process, caveats, curve"
 _BUSY_TIMEOUT_SECONDS = 120.0
 
 
@@ -63,18 +68,32 @@ class Totals(NamedTuple):
     zcdp_rho: Fraction  # Σ ρ over zCDP records
     n_zcdp: int  # number of zCDP records
     caveats: frozenset = frozenset()  # every caveat of every record
+    # Σ ε(λ) over Rényi records, one sum per order of RENYI_ORDERS (§14).
+    renyi: tuple = (Fraction(0),) * len(RENYI_ORDERS)
+    n_renyi: int = 0  # number of Rényi records
 
     @classmethod
     def of(cls, records):
         totals = cls(Fraction(0), Fraction(0), Fraction(0), 0)
-        for notion, parameter, caveats in records:
-            totals = totals.plus(notion, parameter, json.loads(caveats))
+        for notion, parameter, caveats, curve in records:
+            totals = totals.plus(
+                notion, parameter, json.loads(caveats), json.loads(curve)
+            )
         return totals
 
-    def plus(self, notion, parameter, caveats=()):
-        """These totals with one more spend."""
-        value = decimal(parameter)
+    def plus(self, notion, parameter, caveats=(), curve=None):
+        """These totals with one more spend (``curve``: a Rényi spend's)."""
         caveats = self.caveats | frozenset(caveats)
+        if notion == "renyi":
+            return self._replace(
+                renyi=tuple(
+                    total + decimal(value)
+                    for total, value in zip(self.renyi, curve, strict=True)
+                ),
+                n_renyi=self.n_renyi + 1,
+                caveats=caveats,
+            )
+        value = decimal(parameter)
         if notion == "pure":
             return self._replace(
                 pure_epsilon=self.pure_epsilon + value,
@@ -97,6 +116,7 @@ class SpendRecord(NamedTuple):
     details: dict
     process: int
     caveats: tuple = ()
+    curve: tuple = ()  # a Rényi spend's ε(λ) at RENYI_ORDERS
 
 
 class SqliteLedger:
@@ -149,6 +169,7 @@ class SqliteLedger:
         for statement in _SCHEMA:  # each one atomic; a no-op once created
             connection.execute(statement)
         _add_caveats_column(connection)
+        _admit_renyi_records(connection)
         self._connection, self._pid = connection, os.getpid()
         return connection
 
@@ -202,22 +223,27 @@ class SqliteLedger:
         (spent, totals_before) : (bool, Totals)
         """
         details_json = json.dumps(details, sort_keys=True)
+        curve = list(cost.curve or ())
 
         def body(connection):
             before = Totals.of(connection.execute(_TOTALS_QUERY).fetchall())
-            if not admits(before.plus(cost.notion, cost.parameter, cost.caveats)):
+            after = before.plus(cost.notion, cost.parameter, cost.caveats, curve)
+            if not admits(after):
                 return False, before
             connection.execute(
                 "INSERT INTO spends (created_at, notion, parameter, source, "
-                "details, process, caveats) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "details, process, caveats, curve) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     datetime.datetime.now(datetime.timezone.utc).isoformat(),
                     cost.notion,
-                    cost.parameter,
+                    # A Rényi record's amount is its curve (json, read back
+                    # exactly: repr round-trips every float).
+                    0.0 if cost.parameter is None else cost.parameter,
                     source,
                     details_json,
                     os.getpid(),
                     json.dumps(list(cost.caveats)),
+                    json.dumps(curve),
                 ),
             )
             return True, before
@@ -234,18 +260,25 @@ class SqliteLedger:
         """All committed records, oldest first."""
         with self._locked():
             rows = (
-                self._connect().execute(
-                    "SELECT id, created_at, notion, parameter, source, details, "
-                    "process, caveats FROM spends ORDER BY id"
-                )
+                self._connect().execute(f"SELECT {_COLUMNS} FROM spends ORDER BY id")
             ).fetchall()
         return [
-            SpendRecord(i, t, n, p, s, json.loads(d), pid, tuple(json.loads(c)))
-            for i, t, n, p, s, d, pid, c in rows
+            SpendRecord(
+                i,
+                t,
+                n,
+                None if n == "renyi" else p,
+                s,
+                json.loads(d),
+                pid,
+                tuple(json.loads(c)),
+                tuple(json.loads(k)),
+            )
+            for i, t, n, p, s, d, pid, c, k in rows
         ]
 
 
-_TOTALS_QUERY = "SELECT notion, parameter, caveats FROM spends"
+_TOTALS_QUERY = "SELECT notion, parameter, caveats, curve FROM spends"
 
 
 def _add_caveats_column(connection):
@@ -264,3 +297,35 @@ def _add_caveats_column(connection):
 
 def _columns(connection):
     return {row[1] for row in connection.execute("PRAGMA table_info(spends)")}
+
+
+def _admit_renyi_records(connection):
+    """Ledgers written before Rényi records existed get the ``curve`` column
+    and a notion check that admits them (§14). SQLite cannot alter a CHECK,
+    so the table is rebuilt, in one write transaction: every record is kept,
+    and a concurrent process sees the old table or the new one, never none."""
+    if _accepts_renyi(connection):
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        if not _accepts_renyi(connection):  # not migrated meanwhile
+            connection.execute("ALTER TABLE spends RENAME TO spends_before_renyi")
+            connection.execute(_SCHEMA[1])
+            connection.execute(
+                "INSERT INTO spends (id, created_at, notion, parameter, source, "
+                "details, process, caveats) SELECT id, created_at, notion, "
+                "parameter, source, details, process, caveats "
+                "FROM spends_before_renyi"
+            )
+            connection.execute("DROP TABLE spends_before_renyi")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def _accepts_renyi(connection):
+    (sql,) = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'spends'"
+    ).fetchone()
+    return "'renyi'" in sql and "curve" in _columns(connection)

@@ -32,6 +32,7 @@ from skprivcov.covariance import (
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.model_selection import FoldReleases
 from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
 
 __all__ = ["RELEASE_ATTRIBUTES", "AuditSpec", "RegistryEntry", "instances", "registry"]
@@ -441,6 +442,17 @@ _ENTRIES = (
             "intercept_": "post-processing of the releases",
             "release_": "the pooled release (post-processing)",
             "fold_releases_": "the releases of disjoint folds (parallel composition)",
+            **_MODEL_PUBLIC,
+        },
+    ),
+    RegistryEntry(
+        FoldReleases,
+        {"default": {}, "with a target": {"y_bound": 2.0}},
+        expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "fold_releases_": "the releases of disjoint folds (parallel composition)",
+            "tokens_": "the fold releases, as an array",
+            "release_": "the pooled release (post-processing)",
             **_MODEL_PUBLIC,
         },
     ),

@@ -1,0 +1,760 @@
+"""Free sweeps over post-processing: one release per disjoint fold, models fit
+on the pooled releases of the training folds and scored on the held-out fold's
+release (docs/algorithms.rst §14, "Free sweeps over post-processing")."""
+
+from dataclasses import replace
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
+from skprivcov._dask import compute_array, is_dask_array
+from skprivcov._random import release_generator
+from skprivcov._validation import as_numeric, check_public, check_target
+from skprivcov.covariance import (
+    BasePrivateCovariance,
+    CovarianceRelease,
+    GaussianCovariance,
+)
+from skprivcov.covariance._base import charge, describe
+from skprivcov.decomposition._pca import PrivatePCA
+from skprivcov.linear_model._ridge import PrivateRidge, _column_index
+from skprivcov.linear_model._rows import (
+    bounded_rows,
+    release_in_data_units,
+    target_map,
+)
+from skprivcov.linear_model._solve import heldout_losses
+from skprivcov.mechanisms import project_psd
+from skprivcov.privacy import PrivacyCost
+
+__all__ = ["FoldReleases", "ReleaseModel", "release_scorer"]
+
+
+# --- The machinery PrivateRidgeCV shares ----------------------------------------
+
+
+def release_folds(template, rows, n_folds, random_state, publish):
+    """Split the rows into ``n_folds`` disjoint folds at random and release
+    each with ``template`` (already charged, its accountant detached).
+
+    The split is a permutation drawn from ``random_state`` alone: it depends
+    on the number of rows, never on their values. Every fold gets a seed of
+    its own drawn from the same generator, or fresh OS entropy when
+    ``random_state`` is None, so folds never share noise
+    (docs/algorithms.rst §13.4). Reads the rows' values: after the charge.
+
+    Returns ``([publish(fitted, n_fold_rows) for each fold], last fitted)``.
+    """
+    rng = release_generator(random_state)
+    folds = np.array_split(rng.permutation(rows.shape[0]), n_folds)
+    published = []
+    for fold in folds:
+        seed = None if random_state is None else int(rng.integers(2**63))
+        estimator = template.set_params(random_state=seed).fit(rows[fold])
+        published.append(publish(estimator, len(fold)))
+    return published, estimator
+
+
+def leave_one_fold_out(n_folds):
+    """(train, test) index pairs over ``n_folds`` tokens: each fold held out
+    once, trained on all the others (in increasing order)."""
+    indices = np.arange(n_folds)
+    for k in range(n_folds):
+        yield np.delete(indices, k), indices[k : k + 1]
+
+
+def _supervised_publisher(*, X_norm_bound, y_bound, fit_intercept, names):
+    """A fold's release of the bounded rows [x, y'] in the units of [X, y],
+    with the noise level of its feature block (in the units of X²: what
+    ``PrivateRidge(alpha="auto")`` reads, docs/algorithms.rst §16)."""
+
+    def publish(estimator, n_samples):
+        release = release_in_data_units(
+            estimator,
+            n_samples=n_samples,
+            X_norm_bound=X_norm_bound,
+            y_bound=y_bound,
+            fit_intercept=fit_intercept,
+            names=names,
+        )
+        noise = estimator.eigenvalue_floor_ * float(X_norm_bound) ** 2
+        return replace(release, noise_level=noise)
+
+    return publish
+
+
+def _unsupervised_publisher(names):
+    def publish(estimator, n_samples):
+        release = CovarianceRelease.from_estimator(estimator, n_samples=n_samples)
+        return release if names is None else replace(release, feature_names=names)
+
+    return publish
+
+
+# --- Held-out scores from a release ------------------------------------------------
+
+
+def _ridge_columns(model):
+    """The (features, target) columns a fitted PrivateRidge used in its release."""
+    release = model.release_
+    target = _column_index(
+        release, -1 if model.target is None else model.target, "target"
+    )
+    if model.features is None:
+        return [j for j in range(release.n_columns) if j != target], target
+    return [_column_index(release, c, "feature") for c in model.features], target
+
+
+def _neg_mean_squared_error(model, release):
+    """−(1/n) Σ (y − wᵀx − b)² on the rows behind ``release`` (§8.2)."""
+    features, target = _ridge_columns(model)
+    losses = heldout_losses(
+        release,
+        features,
+        target,
+        np.asarray(model.coef_, float)[:, None],
+        np.array([model.intercept_], float),
+    )
+    return -float(losses[0])
+
+
+def _scatter_about_mean(model, release):
+    """E[(x − m)(x − m)ᵀ] over the rows behind ``release``, m the model's
+    mean, projected onto the PSD cone (post-processing)."""
+    mean = np.asarray(model.mean_, float)
+    if release.mean is None:
+        if np.any(mean):
+            raise ValueError(
+                "This release has no mean: it cannot score a model centred by one."
+            )
+        scatter = release.second_moment
+    else:
+        cross = np.outer(release.mean, mean)
+        scatter = release.second_moment - cross - cross.T + np.outer(mean, mean)
+    return project_psd((scatter + scatter.T) / 2)
+
+
+def _captured_variance(model, release):
+    """tr(V Σ Vᵀ): the held-out variance along the kept components."""
+    scatter = _scatter_about_mean(model, release)
+    components = np.asarray(model.components_, float)
+    return float(np.einsum("ki,ij,kj->", components, scatter, components))
+
+
+def _log_likelihood(model, release):
+    """Average log-likelihood of the held-out rows under probabilistic PCA
+    (Tipping & Bishop 1999; scikit-learn's ``PCA.score``): the model
+    covariance has the kept eigenvalues along the components and the mean of
+    the other released eigenvalues σ² elsewhere. It depends on the rows only
+    through their second moment about the model's mean, so it is computed
+    from the release. Eigenvalues and σ² are floored at the training
+    release's public noise level (its ``noise_level``), below which the
+    release resolves nothing."""
+    training = model.release_
+    moment = training.second_moment if training.mean is None else training.covariance
+    eigenvalues = np.maximum(np.linalg.eigvalsh((moment + moment.T) / 2), 0.0)
+    n_features, kept = eigenvalues.size, model.n_components_
+    total = eigenvalues.sum()
+    floor = max(
+        training.noise_level or 0.0,
+        1e-12 * total / n_features,
+        np.finfo(float).tiny,
+    )
+    variances = np.maximum(np.asarray(model.explained_variance_, float), floor)
+    rest = n_features - kept
+    sigma2 = max((total - variances.sum()) / rest if rest else 0.0, floor)
+    scatter = _scatter_about_mean(model, release)
+    components = np.asarray(model.components_, float)
+    along = np.einsum("ki,ij,kj->k", components, scatter, components)
+    outside = max(np.trace(scatter) - along.sum(), 0.0)
+    return float(
+        -0.5
+        * (
+            n_features * np.log(2 * np.pi)
+            + np.log(variances).sum()
+            + rest * np.log(sigma2)
+            + (along / variances).sum()
+            + outside / sigma2
+        )
+    )
+
+
+# metric → (model class, score function), higher is better.
+_METRICS = {
+    "neg_mean_squared_error": (PrivateRidge, _neg_mean_squared_error),
+    "log_likelihood": (PrivatePCA, _log_likelihood),
+    "captured_variance": (PrivatePCA, _captured_variance),
+}
+_AUTO = {PrivateRidge: "neg_mean_squared_error", PrivatePCA: "log_likelihood"}
+
+
+def _heldout_score(model, release, metric):
+    kind = next((k for k in _AUTO if type(model) is k), None)
+    if kind is None:
+        raise TypeError(
+            f"No held-out score from a release for {type(model).__name__}: "
+            f"supported models are {', '.join(k.__name__ for k in _AUTO)}."
+        )
+    metric = _AUTO[kind] if metric == "auto" else metric
+    owner, score = _METRICS[metric]
+    if owner is not kind:
+        raise ValueError(
+            f"metric={metric!r} scores a {owner.__name__}, not a {kind.__name__}."
+        )
+    if release.n_columns != model.release_.n_columns:
+        raise ValueError(
+            f"The held-out release has {release.n_columns} columns; the model's "
+            f"training release has {model.release_.n_columns}."
+        )
+    return score(model, release)
+
+
+def _releases_of(X, owner):
+    """The CovarianceRelease tokens of X (public values), checked."""
+    tokens = np.asarray(X, dtype=object).ravel() if X is not None else None
+    if tokens is None or tokens.size == 0:
+        raise ValueError(f"{owner} needs a non-empty array of fold releases as X.")
+    if not all(isinstance(token, CovarianceRelease) for token in tokens):
+        raise TypeError(
+            f"{owner} is fit and scored on releases: give X = "
+            "FoldReleases(...).fit(...).tokens_ (or a subset), not data rows."
+        )
+    if len({id(token) for token in tokens}) != tokens.size:
+        raise ValueError(f"{owner} was given the same release twice.")
+    if len({token.n_columns for token in tokens}) != 1:
+        raise ValueError(f"{owner} needs releases with the same number of columns.")
+    return list(tokens)
+
+
+def pool_releases(releases):
+    """The release of the union of the rows behind ``releases`` (weights
+    n_k / Σ n_k; post-processing): what a model is fit or scored on."""
+    return CovarianceRelease.pooled(list(releases))
+
+
+# --- The public objects ------------------------------------------------------------
+
+
+class FoldReleases(BaseEstimator):
+    """One private second moment per disjoint fold: a grid search over
+    post-processing parameters for the cost of one release.
+
+    ``fit`` splits the rows into ``n_folds`` disjoint folds at random (the
+    split depends only on the number of rows and ``random_state``) and
+    releases each fold's second moment with ``estimator``. The folds are
+    disjoint, so together the releases cost what one release costs (parallel
+    composition), charged once to the estimator's accountant before any data
+    value is read. Everything computed from the releases is post-processing
+    (docs/algorithms.rst §14, "Free sweeps over post-processing"): a
+    :class:`ReleaseModel` is fit on the pooled releases of the training folds
+    and scored on the held-out fold's release, and this object is the
+    leave-one-fold-out splitter over ``tokens_``. Pass both to
+    scikit-learn's ``GridSearchCV`` (or :class:`GridSearchCV`, whose
+    :func:`search_cost` then counts nothing for the grid) to search a ridge
+    penalty or feature subset, or PCA's number of components, for free.
+
+    Parameters
+    ----------
+    estimator : skprivcov covariance estimator, default=None
+        The (unfitted) estimator cloned for every fold; its budget is the cost
+        of all the releases together, charged once to its accountant, if any.
+        Its ``norm_bound``, ``assume_centered`` and ``random_state`` are
+        replaced; with ``y``, also ``projection`` (set to None, as
+        :class:`~skprivcov.linear_model.PrivateRidge` does: the ridge solver
+        projects the joint block itself). None:
+        :class:`~skprivcov.GaussianCovariance` with its default budget
+        (ρ = 0.1).
+
+    n_folds : int >= 2, default=3
+        Number of disjoint folds. Each release is of about n/n_folds rows, so
+        more folds mean noisier releases (the pool of all folds is about
+        √n_folds times noisier than one release of all rows).
+
+    X_norm_bound : float > 0, default=1.0
+        Public bound on the ℓ2 norm of each row of X; longer rows are clipped.
+
+    y_bound : float > 0 or (lower, upper), default=1.0
+        With ``y``: public bounds of the target (a number B means [−B, B]);
+        targets outside are clipped. The rows are then [x, y] bounded as in
+        :class:`~skprivcov.linear_model.PrivateRidgeCV` (docs/algorithms.rst
+        §8.2), and the releases are in the units of [X, y], the target last.
+        Unused without ``y``.
+
+    assume_centered : bool, default=False
+        Release no mean (then no intercept and no centring can be computed
+        from the releases). False releases the mean too (§8.2).
+
+    random_state : int in [0, 2**63) or None, default=None
+        Seeds the split and, independently, each fold's release. None draws
+        fresh OS entropy for the split and for every fold: use it for real
+        releases. A numpy Generator or RandomState is refused.
+
+    Attributes
+    ----------
+    fold_releases_ : list of CovarianceRelease
+        Each fold's release, with its ``n_samples`` (public) and, with ``y``,
+        the ``noise_level`` of its feature block in the units of X².
+
+    tokens_ : ndarray of object, shape (n_folds,)
+        The fold releases as an array: the X to give the search (and
+        :class:`ReleaseModel`), which this splitter indexes.
+
+    release_ : CovarianceRelease
+        The pooled release of all folds (post-processing), with its cost.
+
+    privacy_spent_ : PrivacyCost
+        The cost of one release (parallel composition over disjoint folds).
+
+    privacy_parts_ : tuple of BudgetPart
+        The split of each fold's release (the same for every fold).
+
+    n_features_in_ : int
+        Number of features of X seen during fit.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    ReleaseModel : A release-based model fit on tokens.
+    release_scorer : Held-out scores from the released second moment.
+    skprivcov.linear_model.PrivateRidgeCV : The same design, for alpha only.
+
+    Notes
+    -----
+    Privacy: neighbouring datasets differ in one row, n is public. The fold
+    assignment depends only on n and ``random_state``, so changing one row
+    changes the rows of one fold, and only that fold's release; each release
+    costs the estimator's budget, so all of them cost it once (parallel
+    composition; e.g. McSherry 2009, Thm. 4). Every fold draws independent
+    noise. A score computed from raw held-out rows instead would not be
+    private: here every score is a function of the releases only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.linear_model import PrivateRidge
+    >>> from skprivcov.model_selection import FoldReleases, ReleaseModel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(60000, 3))
+    >>> y = X @ np.array([0.5, -0.25, 0.0]) + 0.05 * rng.normal(size=60000)
+    >>> folds = FoldReleases(
+    ...     estimator=GaussianCovariance(rho=1.0), y_bound=1.0, random_state=0
+    ... ).fit(X, y)
+    >>> print(folds.privacy_spent_)
+    1-zCDP
+    >>> search = GridSearchCV(
+    ...     ReleaseModel(PrivateRidge()),
+    ...     {"estimator__alpha": [1e-4, 1e-2, 1.0]},
+    ...     cv=folds,
+    ... ).fit(folds.tokens_)
+    >>> search.best_params_
+    {'estimator__alpha': 0.0001}
+    >>> search.best_estimator_.estimator_.coef_.round(2) + 0.0
+    array([ 0.5 , -0.25,  0.  ])
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [BasePrivateCovariance, None],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "X_norm_bound": NORM_BOUND,
+        "y_bound": [Interval(Real, *NORM_BOUND_RANGE, closed="both"), tuple],
+        "assume_centered": ["boolean"],
+        "random_state": RELEASE_SEED,
+    }
+
+    def __init__(
+        self,
+        *,
+        estimator=None,
+        n_folds=3,
+        X_norm_bound=1.0,
+        y_bound=1.0,
+        assume_centered=False,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_folds = n_folds
+        self.X_norm_bound = X_norm_bound
+        self.y_bound = y_bound
+        self.assume_centered = assume_centered
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Release the second moment of each of ``n_folds`` disjoint folds.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; rows are clipped to ``X_norm_bound``.
+        y : array-like of shape (n_samples,), default=None
+            Optional target, appended as the last column [x, y] (clipped to
+            ``y_bound``).
+
+        Returns
+        -------
+        self : object
+            The fitted fold releases.
+        """
+        return self._release(X, y, owner=self)
+
+    def _release(self, X, y, *, owner, target_name=None):
+        """Public checks, one charge recorded under ``owner``'s name, then the
+        releases (used by ``fit`` and by PrivateRidgeCV)."""
+        supervised = y is not None
+        if target_name is None:
+            target_name = str(getattr(y, "name", None) or "y")
+        X = check_public(
+            self,
+            X,
+            reset=True,
+            accept_sparse=("csr", "csc"),
+            ensure_min_features=1 if supervised else 2,
+        )
+        n_samples = X.shape[0]
+        if supervised:
+            y = check_target(y, n_samples, type(self).__name__)
+            target_map(self.y_bound, not self.assume_centered)
+        if n_samples < 2 * self.n_folds:
+            raise ValueError(
+                f"n_folds={self.n_folds} folds need at least {2 * self.n_folds} "
+                f"rows (2 per fold); got {n_samples}."
+            )
+        template = self._release_estimator(supervised)
+        template._validate_params()
+        # Charged once, before any value is read: the folds are disjoint.
+        cost = template.fit_cost()
+        charge(
+            template.accountant,
+            cost,
+            owner,
+            release=describe(template),
+            composition="parallel over disjoint folds",
+        )
+        template.set_params(accountant=None)
+        names = getattr(self, "feature_names_in_", None)
+        if is_dask_array(X):
+            # Its blocks are read here, after the charge (§13.1).
+            X = compute_array(X)
+        if supervised:
+            rows = bounded_rows(
+                as_numeric(X),
+                as_numeric(y, "y"),
+                X_norm_bound=self.X_norm_bound,
+                y_bound=self.y_bound,
+                fit_intercept=not self.assume_centered,
+            )
+            publish = _supervised_publisher(
+                X_norm_bound=self.X_norm_bound,
+                y_bound=self.y_bound,
+                fit_intercept=not self.assume_centered,
+                names=None if names is None else [*names, target_name],
+            )
+        else:
+            rows = as_numeric(X)
+            publish = _unsupervised_publisher(None if names is None else list(names))
+        releases, estimator = release_folds(
+            template, rows, self.n_folds, self.random_state, publish
+        )
+        self.fold_releases_ = releases
+        self.tokens_ = np.empty(len(releases), dtype=object)
+        self.tokens_[:] = releases
+        self.release_ = CovarianceRelease.pooled(
+            releases,
+            privacy_spent=cost,
+            source=f"{self.n_folds} disjoint fold releases by {releases[0].source}",
+        )
+        self.privacy_spent_ = cost
+        # Every fold's release spends the same split, in parallel.
+        self.privacy_parts_ = estimator.privacy_parts_
+        return self
+
+    def _release_estimator(self, supervised):
+        """A fresh clone of the estimator (never the user's instance)."""
+        if supervised:
+            # The release PrivateRidge makes of [x, y]: one rule for both.
+            return PrivateRidge(
+                estimator=self.estimator, fit_intercept=not self.assume_centered
+            )._release_estimator()
+        estimator = GaussianCovariance() if self.estimator is None else self.estimator
+        return clone(estimator).set_params(
+            norm_bound=self.X_norm_bound, assume_centered=self.assume_centered
+        )
+
+    def split(self, X=None, y=None, groups=None):
+        """Leave-one-fold-out (train, test) indices over the fold tokens.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_folds,), default=None
+            The tokens (``tokens_``) or any sequence of ``n_folds`` of them;
+            only its length is read.
+        y : Ignored
+        groups : Ignored
+
+        Yields
+        ------
+        train : ndarray of int
+            The other folds' indices.
+        test : ndarray of int of shape (1,)
+            The held-out fold's index.
+        """
+        if X is not None and len(X) != self.n_folds:
+            raise ValueError(
+                f"FoldReleases splits its {self.n_folds} fold tokens (tokens_); "
+                f"got X of length {len(X)}."
+            )
+        yield from leave_one_fold_out(self.n_folds)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """The number of splits: ``n_folds``.
+
+        Parameters
+        ----------
+        X, y, groups : Ignored
+
+        Returns
+        -------
+        n_splits : int
+        """
+        return self.n_folds
+
+
+class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
+    """A model built on one release, fit on the pooled releases of the fold
+    tokens it is given, and scored on a held-out token's release.
+
+    ``fit(tokens)`` pools the releases (weights n_k / Σ n_k, the release of
+    the union of their rows) and fits a clone of ``estimator`` with
+    ``covariance`` set to the pool; ``score(tokens)`` scores it on the pool
+    of the tokens given, from their release alone. Both are post-processing
+    of releases: with the tokens of :class:`FoldReleases`, a search over the
+    estimator's parameters (``estimator__alpha``, ``estimator__features``,
+    ``estimator__n_components`` …) costs nothing beyond the fold releases
+    (docs/algorithms.rst §14, "Free sweeps over post-processing").
+
+    Parameters
+    ----------
+    estimator : PrivateRidge or PrivatePCA
+        The (unfitted) model, with ``covariance=None``: ReleaseModel gives it
+        the release. Scores (higher is better; see :func:`release_scorer`):
+        :class:`~skprivcov.linear_model.PrivateRidge`, the negative mean
+        squared error of the held-out rows;
+        :class:`~skprivcov.decomposition.PrivatePCA`, their average
+        log-likelihood under probabilistic PCA.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted clone of ``estimator`` (its ``release_`` is the pool).
+
+    privacy_spent_ : PrivacyCost
+        Zero: the fit is post-processing of releases already paid for.
+
+    See Also
+    --------
+    FoldReleases : The fold releases and their splitter.
+    release_scorer : Other held-out scores.
+
+    Notes
+    -----
+    Privacy: the fit and the score read releases only. Give the tokens of
+    one :class:`FoldReleases` fit: pooling releases of overlapping rows (of
+    two fits on the same data) is still post-processing, but weighs their
+    rows twice.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.decomposition import PrivatePCA
+    >>> from skprivcov.model_selection import FoldReleases, ReleaseModel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30000, 3)) * np.array([0.5, 0.2, 0.05])
+    >>> folds = FoldReleases(
+    ...     estimator=GaussianCovariance(rho=1.0), X_norm_bound=2.0, random_state=0
+    ... ).fit(X)
+    >>> model = ReleaseModel(PrivatePCA(n_components=1)).fit(folds.tokens_[1:])
+    >>> np.abs(model.estimator_.components_).round(1)
+    array([[1., 0., 0.]])
+    >>> round(model.score(folds.tokens_[:1]), 2)  # on the held-out fold
+    0.34
+    """
+
+    _parameter_constraints: dict = {"estimator": [HasMethods(["fit", "get_params"])]}
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Fit the model on the pooled releases of the tokens.
+
+        Parameters
+        ----------
+        X : array-like of CovarianceRelease, shape (n_tokens,)
+            Fold releases (``FoldReleases.tokens_`` or a subset).
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        params = self.estimator.get_params(deep=False)
+        if "covariance" not in params:
+            raise TypeError(
+                f"{type(self.estimator).__name__} takes no covariance=: "
+                "ReleaseModel fits models built on one release."
+            )
+        if params["covariance"] is not None:
+            raise ValueError(
+                "Leave the estimator's covariance=None: ReleaseModel gives it the "
+                "pooled release of the tokens."
+            )
+        releases = _releases_of(X, type(self).__name__)
+        model = clone(self.estimator).set_params(covariance=pool_releases(releases))
+        self.estimator_ = model.fit()
+        self.privacy_spent_ = PrivacyCost.zero()
+        return self
+
+    def score(self, X, y=None):
+        """The fitted model's default score on the pooled release of X.
+
+        Negative mean squared error for PrivateRidge, average probabilistic
+        PCA log-likelihood for PrivatePCA (see :func:`release_scorer`).
+
+        Parameters
+        ----------
+        X : array-like of CovarianceRelease, shape (n_tokens,)
+            The held-out fold releases.
+        y : Ignored
+
+        Returns
+        -------
+        score : float
+        """
+        return self._score(X, "auto")
+
+    def _score(self, X, metric):
+        check_is_fitted(self, "estimator_")
+        releases = _releases_of(X, type(self).__name__)
+        return _heldout_score(self.estimator_, pool_releases(releases), metric)
+
+    def _planned_charges(self):
+        """None: the model is always fit from the tokens' releases
+        (``skprivcov.model_selection.planned_charges``)."""
+        return []
+
+    def _delegates(name):
+        return lambda self: hasattr(self.estimator, name)
+
+    @available_if(_delegates("predict"))
+    def predict(self, X):
+        """The fitted model's ``predict`` (reads X, not the training rows).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)
+
+    @available_if(_delegates("transform"))
+    def transform(self, X):
+        """The fitted model's ``transform`` (reads X, not the training rows).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.transform(X)
+
+    del _delegates
+
+
+class _ReleaseScorer:
+    """A picklable scorer(estimator, X, y) for a fitted ReleaseModel."""
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def __call__(self, estimator, X, y=None):
+        if not isinstance(estimator, ReleaseModel):
+            raise TypeError(
+                "A release scorer scores a ReleaseModel on fold releases; got "
+                f"{type(estimator).__name__}."
+            )
+        return estimator._score(X, self.metric)
+
+    def __repr__(self):
+        return f"release_scorer(metric={self.metric!r})"
+
+
+def release_scorer(metric="auto"):
+    """A scorer of a fitted :class:`ReleaseModel` on held-out fold releases.
+
+    For ``scoring=`` in scikit-learn's searches and ``cross_validate`` (alone
+    or in a dict, for several metrics). Every score is computed from the
+    held-out tokens' pooled release and the fitted model: post-processing,
+    free (docs/algorithms.rst §14). Higher is better.
+
+    Parameters
+    ----------
+    metric : {"auto", "neg_mean_squared_error", "log_likelihood", \
+"captured_variance"}, default="auto"
+        - ``"neg_mean_squared_error"`` (PrivateRidge): −(1/n) Σ (y − wᵀx − b)²
+          = −uᵀMu with u = (−w, 1, −b) and M the PSD projection of the
+          held-out release's augmented second moment (docs/algorithms.rst
+          §8.2), as in :class:`~skprivcov.linear_model.PrivateRidgeCV`.
+        - ``"log_likelihood"`` (PrivatePCA): the average log-likelihood of the
+          held-out rows under probabilistic PCA, as scikit-learn's
+          ``PCA.score``: −½(d log 2π + log det C + tr(C⁻¹Σ)), Σ the PSD
+          projection of the held-out second moment about the model's mean
+          and C = Σ_k λ_k v_k v_kᵀ + σ²(I − Σ_k v_k v_kᵀ), σ² the mean of the
+          other eigenvalues of the training release (λ and σ² floored at its
+          public noise level). It has a maximum over ``n_components``.
+        - ``"captured_variance"`` (PrivatePCA): tr(VΣVᵀ), the held-out
+          variance along the components (the total minus the reconstruction
+          error). It never decreases with ``n_components``, so it compares
+          subspaces of one dimension, not dimensions.
+        - ``"auto"``: the first for PrivateRidge, ``"log_likelihood"`` for
+          PrivatePCA (what :meth:`ReleaseModel.score` computes).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(release_model, tokens, y=None)`` → float.
+
+    Examples
+    --------
+    >>> from skprivcov.model_selection import release_scorer
+    >>> release_scorer("captured_variance")
+    release_scorer(metric='captured_variance')
+    """
+    if not (isinstance(metric, str) and (metric == "auto" or metric in _METRICS)):
+        raise ValueError(
+            f"metric must be one of {['auto', *_METRICS]}; got {metric!r}."
+        )
+    return _ReleaseScorer(metric)

@@ -1,0 +1,129 @@
+"""Scores with a public sensitivity, for private selection (docs/algorithms.rst
+§14): each is a statistic of the held-out rows whose change, when one held-out
+row is replaced, is bounded by :meth:`sensitivity` whatever the model."""
+
+import math
+from numbers import Real
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+
+from skprivcov._stats import unit_ball_statistics
+from skprivcov._validation import as_numeric
+
+__all__ = ["CovarianceErrorScore", "PredictionLossScore"]
+
+_LOSSES = ("squared", "absolute", "zero_one")
+
+
+def _positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number > 0, got {value!r}.")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}.")
+    return float(value)
+
+
+def _final_step(estimator):
+    return estimator[-1] if isinstance(estimator, Pipeline) else estimator
+
+
+class CovarianceErrorScore:
+    """Minus the Frobenius distance from a released covariance to the held-out
+    rows' (docs/algorithms.rst §14).
+
+    s(D_val) = −‖Ĉ − C_val‖_F, with Ĉ the model's ``covariance_`` and C_val
+    the second moment (the covariance, for a model with
+    ``assume_centered=False``) of the held-out rows clipped to ``norm_bound``.
+    Replacing one held-out row moves C_val by at most √2·B²/n_val in
+    Frobenius norm (‖xxᵀ − x'x'ᵀ‖_F ≤ √2·B² for ‖x‖, ‖x'‖ ≤ B), and the
+    centred one by at most (√2 + 4)·B²/n_val (the mean moves by ≤ 2B/n_val and
+    ‖μμᵀ − μ'μ'ᵀ‖_F ≤ ‖μ − μ'‖(‖μ‖ + ‖μ'‖)); by the triangle inequality the
+    score moves by no more.
+
+    Parameters
+    ----------
+    norm_bound : float > 0, default=1.0
+        The public bound B the held-out rows are clipped to, the same for
+        every candidate (a candidate's own ``norm_bound`` is what is being
+        chosen, not the yardstick).
+    """
+
+    def __init__(self, norm_bound=1.0):
+        self.norm_bound = _positive("norm_bound", norm_bound)
+
+    def sensitivity(self, estimator, n_samples):
+        """The bound on the score's change between neighbouring held-out sets."""
+        centred = not getattr(_final_step(estimator), "assume_centered", True)
+        factor = math.sqrt(2.0) + (4.0 if centred else 0.0)
+        return factor * self.norm_bound**2 / n_samples
+
+    def statistic(self, estimator, X, y=None):
+        """The exact score of ``estimator`` on the held-out rows ``X``.
+
+        For a pipeline, its final step's ``covariance_`` against the held-out
+        rows passed through the steps before it (a row map: each held-out row
+        still moves one row, so the sensitivity is unchanged).
+        """
+        final = _final_step(estimator)
+        if final is not estimator and len(estimator) > 1:
+            X = estimator[:-1].transform(X)
+        estimator = final
+        centred = not getattr(estimator, "assume_centered", True)
+        # A row with a NaN or infinite entry counts as zeros: the score must
+        # not refuse on a data value.
+        stats = unit_ball_statistics(
+            as_numeric(X), self.norm_bound, with_mean=centred, nonfinite="zero"
+        )
+        moment = stats.second_moment
+        if centred:
+            moment = moment - np.outer(stats.mean, stats.mean)
+        target = moment * self.norm_bound**2
+        return -float(np.linalg.norm(np.asarray(estimator.covariance_) - target))
+
+    def __repr__(self):
+        return f"CovarianceErrorScore(norm_bound={self.norm_bound!r})"
+
+
+class PredictionLossScore:
+    """Minus a clipped mean loss of the model's predictions on held-out rows
+    (docs/algorithms.rst §14).
+
+    s(D_val) = −(1/n_val) Σ min(ℓ(y_i, ŷ_i), c): each term lies in [0, c], so
+    replacing one held-out row moves the score by at most c/n_val.
+
+    Parameters
+    ----------
+    loss : {"squared", "absolute", "zero_one"}, default="squared"
+        The loss per row; "zero_one" (for classifiers) is 1 for a wrong label.
+    clip : float > 0, default=1.0
+        The public cap c on each row's loss (1 for "zero_one" whatever is
+        given). Choose it from the public range of the target: a squared error
+        on targets in [−B, B] with predictions clipped there is at most 4B².
+    """
+
+    def __init__(self, loss="squared", clip=1.0):
+        if loss not in _LOSSES:
+            raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}.")
+        self.loss = loss
+        self.clip = 1.0 if loss == "zero_one" else _positive("clip", clip)
+
+    def sensitivity(self, estimator, n_samples):
+        """The bound on the score's change between neighbouring held-out sets."""
+        return self.clip / n_samples
+
+    def statistic(self, estimator, X, y):
+        """The exact score of ``estimator`` on the held-out rows ``(X, y)``."""
+        predicted = np.asarray(estimator.predict(X))
+        truth = np.asarray(y)
+        if self.loss == "zero_one":
+            losses = (predicted != truth).astype(np.float64)
+        else:
+            difference = predicted.astype(np.float64) - truth.astype(np.float64)
+            losses = difference**2 if self.loss == "squared" else np.abs(difference)
+        # A NaN loss (NaN target or prediction) counts as the cap.
+        losses = np.where(np.isnan(losses), self.clip, np.minimum(losses, self.clip))
+        return -float(np.mean(losses))
+
+    def __repr__(self):
+        return f"PredictionLossScore(loss={self.loss!r}, clip={self.clip!r})"

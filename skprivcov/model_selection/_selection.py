@@ -1,0 +1,482 @@
+"""Private selection by random stopping (docs/algorithms.rst §14)."""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from skprivcov._random import SEED_LIMIT, release_generator
+from skprivcov.model_selection._cost import planned_charges
+from skprivcov.model_selection._private_scores import CovarianceErrorScore
+from skprivcov.privacy import PrivacyAccountant, PrivacyCost
+from skprivcov.privacy._renyi import (
+    RENYI_ORDERS,
+    expected_runs,
+    repeat_and_select_curve,
+)
+
+__all__ = ["PrivateRandomSearch", "draw_runs", "runs_pmf", "selection_cost"]
+
+
+def runs_pmf(k, eta, gamma):
+    """P(K = k) of the truncated negative binomial TNB(η, γ) (§14).
+
+    For η > 0, P(K = k) = (1 − γ)^k·Γ(k + η)/(Γ(η)·k!)·γ^η / (1 − γ^η), k ≥ 1
+    (η = 1: the geometric γ(1 − γ)^(k−1)); for η = 0 (logarithmic),
+    (1 − γ)^k / (k·log(1/γ)).
+    """
+    k = np.asarray(k, dtype=np.float64)
+    expected_runs(eta, gamma)  # checks η and γ
+    if eta == 0.0:
+        return np.exp(k * math.log1p(-gamma)) / (k * math.log(1.0 / gamma))
+    from scipy.special import gammaln
+
+    log_pmf = (
+        k * math.log1p(-gamma)
+        + gammaln(k + eta)
+        - gammaln(eta)
+        - gammaln(k + 1.0)
+        + eta * math.log(gamma)
+        - math.log(-math.expm1(eta * math.log(gamma)))
+    )
+    return np.where(k >= 1, np.exp(log_pmf), 0.0)
+
+
+def draw_runs(rng, eta, gamma):
+    """One draw of K ~ TNB(η, γ), the number of runs (§14).
+
+    η > 0: a negative binomial with shape η and success probability γ,
+    redrawn while it is 0 (the truncation); η = 0: the logarithmic law.
+    """
+    expected_runs(eta, gamma)
+    if eta == 0.0:
+        return int(rng.logseries(1.0 - gamma))
+    while True:
+        draws = rng.negative_binomial(eta, gamma, size=64)
+        positive = draws[draws >= 1]
+        if positive.size:
+            return int(positive[0])
+
+
+def selection_cost(run_costs, *, eta, gamma):
+    """The cost of returning the best of K ~ TNB(η, γ) runs (§14).
+
+    Each run draws one candidate at random, so one run's Rényi curve is the
+    largest of the candidates' curves, order by order (Rényi divergence is
+    quasi-convex). Then (Papernot & Steinke 2022, Thm. 2):
+
+    * every candidate pure ε_c: pure (2 + η)·max ε_c (Liu & Talwar's 3ε for
+      the geometric η = 1);
+    * every candidate ρ_c-zCDP (or costless): the Rényi curve with the exact
+      inner minimum 2√(ρ log(1/γ)) − ρ at ρ = max ρ_c [derived];
+    * otherwise: the Rényi curve from the largest curve, minimised over the
+      grid of orders.
+
+    Parameters
+    ----------
+    run_costs : sequence of PrivacyCost
+        The cost of one run of each candidate.
+    eta : float >= 0
+    gamma : float in (0, 1)
+
+    Returns
+    -------
+    cost : PrivacyCost
+    """
+    costs = list(run_costs)
+    if not costs:
+        raise ValueError("selection_cost needs the cost of at least one candidate.")
+    caveats = tuple(code for cost in costs for code in cost.caveats)
+    deltas = {cost.reference_delta for cost in costs} - {None}
+    reference = deltas.pop() if len(deltas) == 1 else None
+    notions = {cost.notion for cost in costs if cost.notion == "renyi" or cost.rho}
+    if notions <= {"pure"}:
+        epsilon = max(cost.parameter for cost in costs)
+        return PrivacyCost.pure((2.0 + eta) * epsilon).with_caveats(caveats)
+    if notions == {"zcdp"}:
+        rho = max(cost.rho for cost in costs)
+        curve = repeat_and_select_curve(
+            RENYI_ORDERS, rho * np.asarray(RENYI_ORDERS), eta=eta, gamma=gamma, rho=rho
+        )
+    else:
+        largest = np.max([cost.rdp() for cost in costs], axis=0)
+        curve = repeat_and_select_curve(RENYI_ORDERS, largest, eta=eta, gamma=gamma)
+    return PrivacyCost.renyi(curve, reference_delta=reference).with_caveats(caveats)
+
+
+def _score_cost(costs):
+    """The budget of each run's private score: the largest zCDP candidate's
+    (Gaussian noise), else the largest pure one's (Laplace noise). It never
+    exceeds the largest candidate's curve, and the score reads only the
+    held-out rows, disjoint from the rows a release reads: one run costs the
+    larger of the two curves, the candidates' (parallel composition, §14)."""
+    zcdp = [cost for cost in costs if cost.notion == "zcdp"]
+    if zcdp:
+        return PrivacyCost.zcdp(max(cost.parameter for cost in zcdp))
+    pure = [cost.parameter for cost in costs if cost.notion == "pure"]
+    return PrivacyCost.pure(max(pure)) if pure and max(pure) > 0 else None
+
+
+def _delegate(method):
+    """Whether the fitted best estimator (or the unfitted one) has ``method``."""
+
+    def check(self):
+        fitted = getattr(self, "best_estimator_", None)
+        return hasattr(fitted if fitted is not None else self.estimator, method)
+
+    return check
+
+
+class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
+    """Private selection among candidate settings by random stopping.
+
+    Each run draws one candidate at random from ``param_grid``, fits it
+    privately on the training share of the rows, and scores it privately on
+    the held-out share. The number of runs K is itself random, drawn from a
+    truncated negative binomial TNB(η, γ) independently of the data, and only
+    the best run is returned (Papernot & Steinke, ICLR 2022; Liu & Talwar,
+    STOC 2019, for the geometric η = 1). Its whole cost is known in advance
+    and charged once, before any value is read (docs/algorithms.rst §14):
+
+    * candidates with pure ε budgets: (2 + η)·ε, pure;
+    * candidates with ρ-zCDP budgets: a Rényi-DP curve, ε'(λ) = ρλ + (1+η)
+      (2√(ρ log(1/γ)) − ρ) + log(E[K])/(λ − 1), stored as such by the
+      accountant and reported as (ε, δ) by its ``to_approx_dp``.
+
+    The rows are split once, at random and independently of the data, into a
+    training share (what the candidates release) and a held-out share (what
+    the scores read). Replacing one row changes one share only, so a run
+    costs the larger of a release and a score, not their sum; the score is
+    calibrated to the largest candidate's budget.
+
+    Parameters
+    ----------
+    estimator : skprivcov estimator
+        The model whose settings are searched; a covariance estimator, or any
+        skprivcov model with ``predict`` (give ``scoring`` then). It must not
+        hold an accountant of its own: give it to the search (the charges of
+        the runs would reveal how many there were).
+
+    param_grid : dict or list of dict
+        The candidates, as for :class:`~sklearn.model_selection.GridSearchCV`:
+        each setting of :class:`~sklearn.model_selection.ParameterGrid` is one
+        candidate, drawn with equal probability in every run. Settings may
+        change the mechanism (``{"estimator": [...]}`` inside a pipeline), the
+        norm bound, the budget split or the budget itself; the search costs
+        what the most expensive candidate's selection costs.
+
+    scoring : CovarianceErrorScore, PredictionLossScore or None, default=None
+        The private score: a statistic of the held-out rows with a public
+        sensitivity. None: :class:`CovarianceErrorScore` with norm bound 1
+        (for covariance estimators).
+
+    eta : float >= 0, default=1.0
+        The shape η of the stopping law: 1 is geometric (cost 3ε for pure
+        candidates), 0 logarithmic (2ε), larger values concentrate K around
+        its mean at a higher price.
+
+    gamma : float in (0, 1) or "auto", default="auto"
+        The stopping parameter γ: E[K] grows like 1/γ, the cost like
+        √log(1/γ) (zCDP) or not at all (pure). "auto": γ = 1/(10m) for m
+        candidates, so that each candidate is expected to run ten times and
+        the best one is never run with probability about 1/11 (geometric
+        stopping); at 1/(3m) that probability is 1/4.
+
+    validation_fraction : float in (0, 1), default=0.3
+        The share of rows held out for the scores.
+
+    accountant : PrivacyAccountant, default=None
+        Charged the whole cost once, before any value is read.
+
+    random_state : int in [0, 2**63) or None, default=None
+        Seeds the split, the number of runs, the draws of candidates, every
+        run's release (each its own seed) and the scores' noise. None: fresh
+        OS entropy for each (use it for real releases).
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The winning run's model, fitted on the training share of the rows.
+    best_params_ : dict
+        Its candidate setting.
+    best_score_ : float
+        Its private score (noisy).
+    candidates_ : list of dict
+        Every candidate setting (public).
+    run_cost_ : PrivacyCost
+        What one run of the most expensive candidate costs.
+    privacy_spent_ : PrivacyCost
+        What the search spent: the cost of §14 for the number of runs drawn
+        at random, never the cost of the runs actually made.
+    expected_runs_ : float
+        E[K].
+    gamma_ : float
+        The stopping parameter used.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    selection_cost : The cost of a search, from its candidates' costs.
+    skprivcov.model_selection.GridSearchCV : Every candidate on every fold,
+        each charged.
+
+    Notes
+    -----
+    Nothing published reveals how many runs were made: not an attribute, not
+    a ledger record (one charge, of the announced cost), not a warning. The
+    time a fit takes grows with K; a caller who can time the fit learns
+    about K (which the guarantee assumes secret), so run it where its
+    duration is not observed by the parties the privacy is meant against.
+    A run that raises (a data-dependent refusal inside a candidate) stops the
+    search with that error, after the charge.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance, PrivacyAccountant
+    >>> from skprivcov.model_selection import PrivateRandomSearch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(scale=0.1, size=(20000, 4))
+    >>> accountant = PrivacyAccountant(epsilon=6.0, delta=1e-6)
+    >>> search = PrivateRandomSearch(
+    ...     GaussianCovariance(rho=0.1),
+    ...     {"norm_bound": [0.1, 0.3, 1.0]},
+    ...     accountant=accountant, random_state=0,
+    ... ).fit(X)
+    >>> search.best_params_
+    {'norm_bound': 0.3}
+    >>> round(search.privacy_spent_.to_approx_dp(1e-6), 2)
+    4.58
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "param_grid": [dict, list],
+        "scoring": [None, HasMethods(["statistic", "sensitivity"])],
+        "eta": [Interval(Real, 0, None, closed="left")],
+        "gamma": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "accountant": [None, PrivacyAccountant],
+        "random_state": [None, Interval(Integral, 0, SEED_LIMIT, closed="left")],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        scoring=None,
+        eta=1.0,
+        gamma="auto",
+        validation_fraction=0.3,
+        accountant=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.eta = eta
+        self.gamma = gamma
+        self.validation_fraction = validation_fraction
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _candidates(self):
+        """Every candidate: its setting, the unfitted model, its run cost."""
+        settings = list(ParameterGrid(self.param_grid))
+        if not settings:
+            raise ValueError("param_grid holds no candidate setting.")
+        models, costs = [], []
+        for setting in settings:
+            # Cloned, as GridSearchCV does: an estimator given as a value is
+            # one object, shared by the settings that name it.
+            model = clone(self.estimator).set_params(**clone(setting, safe=False))
+            if any(charge.notion == "renyi" for _, charge in planned_charges(model)):
+                raise ValueError(
+                    "A candidate whose cost is a Rényi curve (a selection inside "
+                    "the selection) is not supported."
+                )
+            if not _seed_parameters(model):
+                raise ValueError(
+                    f"{type(model).__name__} has no random_state: every run must "
+                    "draw noise of its own."
+                )
+            charges = planned_charges(model)
+            if any(accountant is not None for accountant, _ in charges):
+                raise ValueError(
+                    "A candidate holds an accountant of its own: its charges would "
+                    "reveal how many runs the search made. Give the accountant to "
+                    "PrivateRandomSearch instead."
+                )
+            models.append(model)
+            costs.append(sum((cost for _, cost in charges), PrivacyCost.zero()))
+        return settings, models, costs
+
+    def _gamma(self, n_candidates):
+        if self.gamma == "auto":
+            return 1.0 / (10.0 * n_candidates)
+        return float(self.gamma)
+
+    def cost(self):
+        """What a fit will spend, from the parameters alone (§14).
+
+        Returns
+        -------
+        cost : PrivacyCost
+        """
+        settings, _, costs = self._candidates()
+        return selection_cost(costs, eta=self.eta, gamma=self._gamma(len(settings)))
+
+    def _planned_charges(self):
+        return [(self.accountant, self.cost())]
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Charge the search's cost, then run it.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training data, as the candidates take it.
+        y : array-like of shape (n_samples,), default=None
+            Target, for supervised candidates.
+
+        Returns
+        -------
+        self : object
+        """
+        settings, models, costs = self._candidates()
+        gamma = self._gamma(len(settings))
+        total = selection_cost(costs, eta=self.eta, gamma=gamma)
+        score_cost = _score_cost(costs)
+        if score_cost is None:
+            raise ValueError(
+                "Every candidate is free (it releases nothing): there is nothing "
+                "to select privately; give candidates with a budget."
+            )
+        scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
+        n_samples = _num_samples(X)
+        n_heldout = round(self.validation_fraction * n_samples)
+        if not 1 <= n_heldout < n_samples:
+            raise ValueError(
+                f"validation_fraction={self.validation_fraction} of {n_samples} rows "
+                "leaves no training or no held-out row."
+            )
+        if y is not None and _num_samples(y) != n_samples:
+            raise ValueError(
+                f"X has {n_samples} rows but y has {_num_samples(y)} values."
+            )
+        if self.accountant is not None:
+            self.accountant.spend(
+                total,
+                source=type(self).__name__,
+                details={
+                    "candidates": len(settings),
+                    "eta": float(self.eta),
+                    "gamma": gamma,
+                    "validation_fraction": float(self.validation_fraction),
+                },
+            )
+        rng = release_generator(self.random_state)
+        order = rng.permutation(n_samples)
+        heldout, training = order[:n_heldout], order[n_heldout:]
+        X_train, X_heldout = _safe_indexing(X, training), _safe_indexing(X, heldout)
+        y_train = None if y is None else _safe_indexing(y, training)
+        y_heldout = None if y is None else _safe_indexing(y, heldout)
+
+        best = None
+        for _ in range(draw_runs(rng, self.eta, gamma)):
+            index = int(rng.integers(len(settings)))
+            model = _reseeded(clone(models[index]), self.random_state, rng)
+            model.fit(X_train, y_train)
+            score = scoring.statistic(model, X_heldout, y_heldout)
+            score = -math.inf if math.isnan(score) else score
+            noise_rng = (
+                rng if self.random_state is not None else release_generator(None)
+            )
+            score += _score_noise(
+                noise_rng, scoring.sensitivity(model, n_heldout), score_cost
+            )
+            if best is None or score > best[0]:
+                best = (score, index, model)
+
+        score, index, model = best
+        self.best_estimator_ = model
+        self.best_params_ = settings[index]
+        self.best_score_ = float(score)
+        self.candidates_ = settings
+        self.run_cost_ = _largest(costs)
+        self.privacy_spent_ = total
+        self.expected_runs_ = expected_runs(self.eta, gamma)
+        self.gamma_ = gamma
+        if hasattr(model, "n_features_in_"):
+            self.n_features_in_ = model.n_features_in_
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+        return self
+
+    @available_if(_delegate("predict"))
+    def predict(self, X):
+        """The best model's ``predict``."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_delegate("transform"))
+    def transform(self, X):
+        """The best model's ``transform``."""
+        check_is_fitted(self)
+        return self.best_estimator_.transform(X)
+
+    @available_if(_delegate("score"))
+    def score(self, X, y=None):
+        """The best model's ``score`` (on data no budget protects)."""
+        check_is_fitted(self)
+        return self.best_estimator_.score(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _seed_parameters(model):
+    """The names of every ``random_state`` of ``model`` (its own, its steps')."""
+    return sorted(
+        name
+        for name in model.get_params(deep=True)
+        if name == "random_state" or name.endswith("__random_state")
+    )
+
+
+def _reseeded(model, random_state, rng):
+    """``model`` with a seed of its own in every ``random_state``: fresh OS
+    entropy (None) for real releases, or distinct seeds drawn from ``rng``.
+    No two runs, and no two steps of one run, share noise."""
+    names = _seed_parameters(model)
+    if random_state is None:
+        return model.set_params(**dict.fromkeys(names))
+    seeds = rng.integers(SEED_LIMIT, size=len(names))
+    return model.set_params(**{n: int(s) for n, s in zip(names, seeds, strict=True)})
+
+
+def _score_noise(rng, sensitivity, cost):
+    """Gaussian noise of deviation Δ/√(2ρ) for a ρ-zCDP score, Laplace of
+    scale Δ/ε for a pure one (§2, §14)."""
+    if cost.notion == "zcdp":
+        return float(rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter)))
+    return float(rng.laplace(0.0, sensitivity / cost.parameter))
+
+
+def _largest(costs):
+    """The largest cost when one dominates (a single notion), else the
+    order-by-order largest curve."""
+    if len({cost.notion for cost in costs}) == 1 and costs[0].notion != "renyi":
+        return max(costs, key=lambda cost: cost.parameter)
+    return PrivacyCost.renyi(np.max([cost.rdp() for cost in costs], axis=0))

@@ -1,0 +1,166 @@
+"""Rényi-DP curves on a fixed public grid of orders (docs/algorithms.rst §14).
+
+A cost that is neither pure ε-DP nor ρ-zCDP (the cost of private selection by
+random stopping) is stored as its Rényi curve λ ↦ ε(λ) at the orders of
+:data:`RENYI_ORDERS`. Every function here is arithmetic on public privacy
+parameters and errs upwards: a value computed in floating point is moved one
+ulp up (or by a relative 1e-12 where a formula has several roundings), so a
+stored curve is never below the true one.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "RENYI_ORDERS",
+    "curve_at",
+    "expected_runs",
+    "pure_curve",
+    "rdp_epsilon",
+    "repeat_and_select_curve",
+    "selection_inner_minimum",
+    "zcdp_curve",
+]
+
+#: The public grid of Rényi orders λ > 1 on which curves are stored (§14).
+#: Every value is a binary fraction, so λ is exact in floating point.
+RENYI_ORDERS = (
+    1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0,
+    8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.0, 32.0, 40.0, 48.0, 56.0,
+    64.0, 80.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0,
+)  # fmt: skip
+
+_RELATIVE_MARGIN = 1e-12
+
+
+def _up(values):
+    """Values moved up by a relative margin (and one ulp): formulas with a few
+    floating-point roundings are then never below their exact results."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.nextafter(values + np.abs(values) * _RELATIVE_MARGIN, np.inf)
+
+
+def _orders(orders):
+    orders = np.asarray(RENYI_ORDERS if orders is None else orders, dtype=np.float64)
+    if orders.ndim != 1 or orders.size == 0 or np.any(~(orders > 1.0)):
+        raise ValueError("Rényi orders must be a non-empty list of numbers > 1.")
+    return orders
+
+
+def zcdp_curve(rho, orders=None):
+    """The curve of ρ-zCDP, ε(λ) = ρλ (Bun & Steinke 2016, Def. 1.1)."""
+    return _up(rho * _orders(orders))
+
+
+def pure_curve(epsilon, orders=None):
+    """The sharp curve implied by pure ε-DP (§7.3, §14).
+
+    ε̂(λ) = ε − log((1 + e^−ε) / (1 + e^−(2λ−1)ε)) / (λ − 1), never above ε;
+    the worst case over ε-DP mechanisms is randomised response, whose curve
+    this is.
+    """
+    lam = _orders(orders)
+    if epsilon == 0.0:
+        return np.zeros_like(lam)
+    sharp = epsilon - (
+        np.log1p(math.exp(-epsilon)) - np.log1p(np.exp(-(2.0 * lam - 1.0) * epsilon))
+    ) / (lam - 1.0)
+    return np.minimum(_up(sharp), epsilon)
+
+
+def curve_at(orders, curve, at):
+    """A valid bound on ε(λ) at the orders ``at`` from a curve known at
+    ``orders``: Rényi divergence is non-decreasing in λ, so the value at the
+    smallest grid order ≥ λ bounds it; above the grid, +inf."""
+    orders = _orders(orders)
+    curve = np.asarray(curve, dtype=np.float64)
+    at = np.atleast_1d(np.asarray(at, dtype=np.float64))
+    index = np.searchsorted(orders, at, side="left")
+    padded = np.append(curve, np.inf)
+    return padded[index]
+
+
+def rdp_epsilon(curve, delta, orders=None):
+    """The ε of (ε, δ)-DP implied by a Rényi curve (CKS20 Prop. 12, §14).
+
+    ε = min_λ ε(λ) + (λ·log(1 − 1/λ) − log(λ − 1) − log δ) / (λ − 1), over the
+    grid; the conversion of §7.1 is its zCDP case.
+    """
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
+    lam = _orders(orders)
+    curve = np.asarray(curve, dtype=np.float64)
+    extra = (lam * np.log1p(-1.0 / lam) - np.log(lam - 1.0) - math.log(delta)) / (
+        lam - 1.0
+    )
+    return float(max(_up(np.min(curve + extra)), 0.0))
+
+
+def expected_runs(eta, gamma):
+    """E[K] of the truncated negative binomial TNB(η, γ) (§14).
+
+    η(1 − γ) / (γ(1 − γ^η)) for η > 0 (1/γ for the geometric η = 1), and
+    (1/γ − 1) / log(1/γ) for the logarithmic η = 0.
+    """
+    _check_stopping(eta, gamma)
+    if eta == 0.0:
+        return (1.0 / gamma - 1.0) / math.log(1.0 / gamma)
+    return eta * (1.0 - gamma) / (gamma * -math.expm1(eta * math.log(gamma)))
+
+
+def selection_inner_minimum(orders, curve, gamma, *, rho=None):
+    """min over λ̂ ≥ 1 of (1 − 1/λ̂)·ε(λ̂) + log(1/γ)/λ̂, the term of §14.
+
+    With ``rho`` (every run ρ-zCDP) the exact minimum over all λ̂ ≥ 1
+    [derived, §14]: 2√(ρ log(1/γ)) − ρ at λ̂ = √(log(1/γ)/ρ) when ρ ≤ log(1/γ),
+    else log(1/γ) at λ̂ = 1. Otherwise the minimum over the grid (and λ̂ = 1,
+    where the term is log(1/γ)): a valid bound, as every λ̂ ≥ 1 is allowed.
+    """
+    log_inv = math.log(1.0 / gamma)
+    if rho is not None:
+        if rho == 0.0:
+            return 0.0
+        value = 2.0 * math.sqrt(rho * log_inv) - rho if rho <= log_inv else log_inv
+        return float(_up(value))
+    lam = _orders(orders)
+    curve = np.asarray(curve, dtype=np.float64)
+    values = (1.0 - 1.0 / lam) * curve + log_inv / lam
+    return float(_up(min(float(np.min(values)), log_inv)))
+
+
+def repeat_and_select_curve(orders, curve, *, eta, gamma, rho=None):
+    """The Rényi curve of the best of K runs, K ~ TNB(η, γ) (§14).
+
+    Papernot & Steinke (ICLR 2022, Thm. 2): if one run is (λ, ε(λ))-RDP for
+    every λ, returning the best of K runs is (λ, ε'(λ))-RDP with
+    ε'(λ) = ε(λ) + (1+η)·m + log(E[K])/(λ − 1), m the inner minimum of
+    :func:`selection_inner_minimum`. The result is then made non-increasing
+    towards smaller orders (RDP is monotone in λ, so the value at a larger
+    order bounds a smaller one).
+
+    Parameters
+    ----------
+    orders, curve : array-like
+        One run's curve at the grid of orders.
+    eta : float >= 0
+        The TNB shape (1: geometric, Liu & Talwar; 0: logarithmic).
+    gamma : float in (0, 1)
+        The TNB parameter; E[K] grows like 1/γ.
+    rho : float or None
+        When every run is ρ-zCDP, its ρ, for the exact inner minimum.
+    """
+    lam = _orders(orders)
+    curve = np.asarray(curve, dtype=np.float64)
+    inner = selection_inner_minimum(lam, curve, gamma, rho=rho)
+    runs = expected_runs(eta, gamma)
+    selected = _up(curve + (1.0 + eta) * inner + math.log(runs) / (lam - 1.0))
+    # Monotonicity: ε'(λ) ≤ min over λ' ≥ λ of ε'(λ').
+    return np.minimum.accumulate(selected[::-1])[::-1]
+
+
+def _check_stopping(eta, gamma):
+    if not (math.isfinite(eta) and eta >= 0.0):
+        raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
+    if not 0.0 < gamma < 1.0:
+        raise ValueError(f"gamma must lie in (0, 1), got {gamma!r}.")

@@ -1,0 +1,439 @@
+"""Private selection by random stopping (docs/algorithms.rst §14)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import minimize_scalar
+from sklearn.base import BaseEstimator
+from sklearn.pipeline import Pipeline
+
+from skprivcov import (
+    AdaptiveCovariance,
+    GaussianCovariance,
+    LaplaceCovariance,
+    PrivacyAccountant,
+    PrivacyCost,
+    ZeroCovariance,
+)
+from skprivcov.linear_model import PrivateRidge
+from skprivcov.model_selection import (
+    CovarianceErrorScore,
+    PredictionLossScore,
+    PrivateRandomSearch,
+    draw_runs,
+    runs_pmf,
+    selection_cost,
+)
+from skprivcov.privacy import RENYI_ORDERS
+from skprivcov.privacy._renyi import (
+    expected_runs,
+    repeat_and_select_curve,
+    selection_inner_minimum,
+)
+from skprivcov.utils import epsilon_lower_bound
+
+ORDERS = np.array(RENYI_ORDERS)
+# (η, γ): geometric, a truncated negative binomial, logarithmic.
+STOPPING = [(1.0, 0.05), (0.5, 0.01), (0.0, 0.1)]
+
+rdp_accountant = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+
+
+def _laplace_rdp(epsilon, order):
+    """The Rényi curve of the Laplace mechanism at ε (Mironov 2017, Prop. 6),
+    an independent pure-ε-DP curve to feed both implementations."""
+    return math.log(
+        order / (2 * order - 1) * math.exp((order - 1) * epsilon)
+        + (order - 1) / (2 * order - 1) * math.exp(-order * epsilon)
+    ) / (order - 1)
+
+
+@pytest.mark.parametrize(("eta", "gamma"), STOPPING)
+@pytest.mark.parametrize("run", ["gaussian", "laplace"])
+def test_the_selection_curve_matches_dp_accounting(eta, gamma, run):
+    # dp_accounting minimises the inner term over the orders it is given; we
+    # give it λ̂ = 1 too (where the term is log(1/γ)), as ours includes it.
+    if run == "gaussian":
+        curve = 0.05 * ORDERS
+        at_one = 0.05
+    else:
+        curve = np.array([_laplace_rdp(0.5, order) for order in ORDERS])
+        at_one = 0.5 * math.tanh(0.25)  # any finite KL: weighted by 0 at λ = 1
+    ours = repeat_and_select_curve(ORDERS, curve, eta=eta, gamma=gamma)
+    theirs = rdp_accountant._compute_rdp_repeat_and_select(
+        np.r_[1.0, ORDERS], np.r_[at_one, curve], expected_runs(eta, gamma), eta
+    )[1:]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    assert np.all(ours >= theirs * (1 - 1e-9))
+
+
+@pytest.mark.parametrize(("eta", "gamma"), STOPPING)
+@pytest.mark.parametrize("rho", [1e-3, 0.1, 1.0, 5.0])
+def test_the_zcdp_inner_minimum_is_the_exact_minimum(eta, gamma, rho):
+    log_inv = math.log(1 / gamma)
+    numeric = minimize_scalar(
+        lambda lam: (1 - 1 / lam) * rho * lam + log_inv / lam,
+        bounds=(1.0, 1e6),
+        method="bounded",
+        options={"xatol": 1e-12},
+    ).fun
+    closed = selection_inner_minimum(None, None, gamma, rho=rho)
+    assert closed == pytest.approx(numeric, rel=1e-6)
+    # Valid: the term is at most ``closed`` at the order it names (every
+    # λ̂ ≥ 1 gives a bound, §14).
+    best_order = max(1.0, math.sqrt(log_inv / rho))
+    assert (1 - 1 / best_order) * rho * best_order + log_inv / best_order <= closed
+    # Never above the grid's minimum, which is also valid.
+    on_grid = selection_inner_minimum(ORDERS, rho * ORDERS, gamma)
+    assert closed <= on_grid
+
+
+@pytest.mark.parametrize(("eta", "gamma"), STOPPING)
+def test_pure_runs_cost_two_plus_eta_epsilon(eta, gamma):
+    epsilon = 0.7
+    cost = selection_cost(
+        [PrivacyCost.pure(0.3), PrivacyCost.pure(epsilon)], eta=eta, gamma=gamma
+    )
+    assert cost == PrivacyCost.pure((2 + eta) * epsilon)
+    # The formula of §14 with ε(λ) = ε, as λ and λ̂ grow, in dp_accounting
+    # and by hand.
+    large = np.array([1e9, 1e10])
+    theirs = rdp_accountant._compute_rdp_repeat_and_select(
+        large, np.full(2, epsilon), expected_runs(eta, gamma), eta
+    )[0]
+    by_hand = (
+        epsilon
+        + (1 + eta) * ((1 - 1 / large[0]) * epsilon + math.log(1 / gamma) / large[0])
+        + math.log(expected_runs(eta, gamma)) / (large[0] - 1)
+    )
+    assert cost.parameter == pytest.approx(theirs, rel=1e-6)
+    assert cost.parameter == pytest.approx(by_hand, rel=1e-6)
+
+
+@pytest.mark.parametrize(("eta", "gamma"), STOPPING)
+def test_zcdp_runs_cost_the_closed_form_curve(eta, gamma):
+    cost = selection_cost(
+        [PrivacyCost.zcdp(0.2), PrivacyCost.zcdp(0.5), PrivacyCost.zero()],
+        eta=eta,
+        gamma=gamma,
+    )
+    rho, log_inv = 0.5, math.log(1 / gamma)
+    inner = 2 * math.sqrt(rho * log_inv) - rho if rho <= log_inv else log_inv
+    formula = (
+        rho * ORDERS
+        + (1 + eta) * inner
+        + math.log(expected_runs(eta, gamma)) / (ORDERS - 1)
+    )
+    formula = np.minimum.accumulate(formula[::-1])[::-1]
+    np.testing.assert_allclose(cost.curve, formula, rtol=1e-9)
+    assert np.all(np.array(cost.curve) >= formula)
+
+
+def test_mixed_candidates_cost_the_largest_curve():
+    costs = [PrivacyCost.zcdp(0.1), PrivacyCost.pure(1.0)]
+    cost = selection_cost(costs, eta=1.0, gamma=0.1)
+    largest = np.maximum(costs[0].rdp(), costs[1].rdp())
+    np.testing.assert_array_equal(
+        cost.curve, repeat_and_select_curve(ORDERS, largest, eta=1.0, gamma=0.1)
+    )
+
+
+@pytest.mark.parametrize(("eta", "gamma"), STOPPING)
+def test_the_number_of_runs_has_the_truncated_negative_binomial_law(eta, gamma):
+    k = np.arange(1, 20001)
+    pmf = runs_pmf(k, eta, gamma)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.sum(k * pmf) == pytest.approx(expected_runs(eta, gamma), rel=1e-9)
+    rng = np.random.default_rng(7)
+    draws = np.array([draw_runs(rng, eta, gamma) for _ in range(100_000)])
+    assert draws.min() >= 1
+    # Chi-square on the values with ≥ 5 expected draws, the tail pooled; the
+    # law of a γ 10% off must be rejected.
+    for law, should_pass in ((pmf, True), (runs_pmf(k, eta, gamma * 1.1), False)):
+        expected = draws.size * law
+        last = int(np.flatnonzero(expected >= 5).max()) + 1  # bins k = 1..last
+        observed = np.bincount(draws, minlength=last + 1)[1 : last + 1]
+        observed = np.append(observed, np.sum(draws > last))
+        counts = np.append(expected[:last], draws.size - expected[:last].sum())
+        p_value = stats.chisquare(observed, counts).pvalue
+        assert bool(p_value > 1e-3) is should_pass
+
+
+def _unit_rows(rng, n, d, scale=0.2):
+    rows = rng.normal(size=(n, d)) * scale
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.maximum(norms, 1.0)
+
+
+def test_the_search_charges_its_announced_cost_once_before_reading():
+    X = _unit_rows(np.random.default_rng(0), 2000, 3)
+    accountant = PrivacyAccountant(epsilon=50.0, delta=1e-6)
+    search = PrivateRandomSearch(
+        GaussianCovariance(rho=0.5),
+        {"norm_bound": [0.25, 0.5, 1.0]},
+        eta=1.0,
+        gamma=0.1,
+        accountant=accountant,
+        random_state=3,
+    )
+    announced = search.cost()
+    search.fit(X)
+    (record,) = accountant.history()
+    assert record.notion == "renyi" and record.curve == announced.curve
+    assert search.privacy_spent_ == announced
+    assert record.details == {
+        "candidates": 3,
+        "eta": 1.0,
+        "gamma": 0.1,
+        "validation_fraction": 0.3,
+    }
+    # A refused search reads nothing and records nothing.
+    small = PrivacyAccountant(epsilon=1.0, delta=1e-6)
+    with pytest.raises(Exception, match="would spend"):
+        search.set_params(accountant=small).fit(np.full((10, 3), np.nan))
+    assert small.history() == []
+
+
+def test_nothing_published_reveals_the_number_of_runs():
+    # Two seeds that draw different numbers of runs publish the same public
+    # attributes and the same ledger record.
+    X = _unit_rows(np.random.default_rng(1), 500, 3)
+    runs = {}
+    published = {}
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        rng.permutation(500)
+        runs[seed] = draw_runs(rng, 1.0, 0.1)
+    seeds = [min(runs, key=runs.get), max(runs, key=runs.get)]
+    assert runs[seeds[0]] != runs[seeds[1]]
+    for seed in seeds:
+        accountant = PrivacyAccountant(rho=1e6)
+        search = PrivateRandomSearch(
+            GaussianCovariance(rho=0.5),
+            {"norm_bound": [0.5, 1.0]},
+            gamma=0.1,
+            accountant=accountant,
+            random_state=seed,
+        ).fit(X)
+        public = {
+            name: value
+            for name, value in vars(search).items()
+            if name.endswith("_") and not name.startswith("best_")
+        }
+        published[seed] = (public, accountant.history()[0].details)
+    assert str(published[seeds[0]]) == str(published[seeds[1]])
+    assert set(published[seeds[0]][0]) == {
+        "candidates_",
+        "run_cost_",
+        "privacy_spent_",
+        "expected_runs_",
+        "gamma_",
+        "n_features_in_",
+    }
+
+
+def test_runs_never_share_noise():
+    X = _unit_rows(np.random.default_rng(2), 400, 3)
+    search = PrivateRandomSearch(
+        Pipeline([("a", GaussianCovariance(rho=0.1))]),
+        {"a__norm_bound": [1.0]},
+        gamma=0.2,
+        random_state=5,
+    ).fit(X)
+    seed = search.best_estimator_.get_params()["a__random_state"]
+    assert isinstance(seed, int)
+    # Unseeded: every run's release has its own OS entropy.
+    unseeded = PrivateRandomSearch(
+        GaussianCovariance(rho=0.1), {"norm_bound": [1.0]}
+    ).fit(X)
+    assert unseeded.best_estimator_.random_state is None
+
+
+def test_public_problems_are_refused_before_the_charge():
+    accountant = PrivacyAccountant(rho=1e6)
+    X = np.zeros((10, 2))
+    with pytest.raises(ValueError, match="accountant of its own"):
+        PrivateRandomSearch(
+            GaussianCovariance(accountant=accountant),
+            {"norm_bound": [1.0]},
+            accountant=accountant,
+        ).fit(X)
+    with pytest.raises(ValueError, match="no random_state"):
+        PrivateRandomSearch(
+            ZeroCovariance(), {"assume_centered": [True]}, accountant=accountant
+        ).fit(X)
+    given = GaussianCovariance(rho=1.0, assume_centered=False).fit(np.eye(3))
+    with pytest.raises(ValueError, match="nothing to select"):
+        PrivateRandomSearch(
+            PrivateRidge(covariance=given), {"alpha": [1.0]}, accountant=accountant
+        ).fit(X)
+    with pytest.raises(ValueError, match="no training or no held-out"):
+        PrivateRandomSearch(
+            GaussianCovariance(),
+            {"norm_bound": [1.0]},
+            validation_fraction=0.01,
+            accountant=accountant,
+        ).fit(X)
+    with pytest.raises(ValueError, match="no candidate"):
+        PrivateRandomSearch(GaussianCovariance(), [], accountant=accountant).fit(X)
+    assert accountant.history() == []
+
+
+def test_the_search_picks_the_right_norm_bound():
+    # Rows of norm ≈ 0.1: clipping at 0.1 loses little and has 100× less
+    # noise than 1.0; at 0.01 it loses most of the signal.
+    rng = np.random.default_rng(3)
+    X = _unit_rows(rng, 4000, 4, scale=0.05)
+    picks = [
+        PrivateRandomSearch(
+            GaussianCovariance(rho=0.5),
+            {"norm_bound": [0.01, 0.15, 1.0]},
+            random_state=seed,
+        )
+        .fit(X)
+        .best_params_["norm_bound"]
+        for seed in range(10)
+    ]
+    assert picks.count(0.15) >= 8
+
+
+def test_the_search_chooses_among_mechanisms_in_a_pipeline():
+    X = _unit_rows(np.random.default_rng(4), 3000, 5)
+    search = PrivateRandomSearch(
+        Pipeline([("cov", GaussianCovariance())]),
+        {
+            "cov": [GaussianCovariance(rho=0.5), AdaptiveCovariance(rho=0.5)],
+            "cov__norm_bound": [0.5, 1.0],
+        },
+        random_state=0,
+    ).fit(X)
+    assert type(search.best_estimator_[-1]).__name__ in {
+        "GaussianCovariance",
+        "AdaptiveCovariance",
+    }
+    assert search.privacy_spent_ == selection_cost(
+        [PrivacyCost.zcdp(0.5)] * 4, eta=1.0, gamma=1 / 40
+    )
+
+
+def test_pure_candidates_make_a_pure_search():
+    X = _unit_rows(np.random.default_rng(5), 1000, 3)
+    accountant = PrivacyAccountant(epsilon=10.0)
+    search = PrivateRandomSearch(
+        LaplaceCovariance(epsilon=1.0),
+        {"norm_bound": [0.5, 1.0]},
+        eta=0.0,
+        accountant=accountant,
+        random_state=0,
+    ).fit(X)
+    assert search.privacy_spent_ == PrivacyCost.pure(2.0)
+    assert accountant.spent == PrivacyCost.pure(2.0)
+
+
+def test_a_supervised_search_with_a_prediction_loss():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-0.4, 0.4, size=(20000, 3))
+    y = X @ np.array([0.5, -0.5, 0.25]) + 0.05 * rng.normal(size=20000)
+    search = PrivateRandomSearch(
+        PrivateRidge(estimator=GaussianCovariance(rho=1.0)),
+        {"alpha": [1e-4, 10.0]},
+        scoring=PredictionLossScore("squared", clip=1.0),
+        random_state=0,
+    ).fit(X, y)
+    assert search.best_params_ == {"alpha": 1e-4}
+    assert search.predict(X[:5]).shape == (5,)
+
+
+@pytest.mark.parametrize("centred", [False, True])
+def test_the_covariance_score_moves_by_at_most_its_sensitivity(centred):
+    rng = np.random.default_rng(8)
+    score = CovarianceErrorScore(norm_bound=1.0)
+    model = GaussianCovariance(rho=1.0, assume_centered=not centred)
+    n, d = 6, 3
+    worst = 0.0
+    for _ in range(3000):
+        X = _unit_rows(rng, n, d, scale=rng.choice([0.3, 1.0, 3.0]))
+        other = X.copy()
+        other[0] = _unit_rows(rng, 1, d, scale=3.0)[0]
+        model.covariance_ = rng.normal(size=(d, d))
+        gap = abs(score.statistic(model, X) - score.statistic(model, other))
+        worst = max(worst, gap / score.sensitivity(model, n))
+    assert worst <= 1.0
+    if not centred:
+        # Attained: orthogonal unit rows, and a model far along their change.
+        X = np.zeros((n, d))
+        X[0] = [1.0, 0.0, 0.0]
+        other = X.copy()
+        other[0] = [0.0, 1.0, 0.0]
+        model.covariance_ = np.diag([1e6, -1e6, 0.0])
+        gap = abs(score.statistic(model, X) - score.statistic(model, other))
+        assert gap == pytest.approx(score.sensitivity(model, n), rel=1e-6)
+
+
+class _RandomisedResponse(BaseEstimator):
+    """A pure ε-DP bit: whether some row has a first coordinate above 1/2,
+    answered by randomised response. Its one-row sensitivity is 1 bit."""
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon = epsilon
+        self.random_state = random_state
+
+    def _planned_charges(self):
+        return [(None, PrivacyCost.pure(self.epsilon))]
+
+    def fit(self, X, y=None):
+        truth = bool(np.any(np.asarray(X)[:, 0] > 0.5))
+        keep = math.exp(self.epsilon) / (1 + math.exp(self.epsilon))
+        rng = np.random.default_rng(self.random_state)
+        self.bit_ = float(truth if rng.random() < keep else not truth)
+        return self
+
+
+class _BitScore:
+    """Scores a run by its bit alone: reads no held-out row (sensitivity 0)."""
+
+    def sensitivity(self, estimator, n_samples):
+        return 0.0
+
+    def statistic(self, estimator, X, y=None):
+        return estimator.bit_
+
+
+@pytest.mark.slow
+def test_an_audit_of_the_selection_stays_under_its_claim_and_catches_one_runs_cost():
+    # D holds one row with x₀ > 1/2, D' none. The best of K runs answers 1 if
+    # any run does: with K random (γ = 0.05) P(0) is 0.023 on D and 0.12 on
+    # D', a loss of about 1.6 > ε = 1 (one run's cost, the planted bug) and
+    # under the claimed 3ε.
+    n = 20
+    D = np.zeros((n, 1))
+    D[0, 0] = 1.0
+    D_prime = np.zeros((n, 1))
+
+    def best_bits(X, seeds):
+        return np.array(
+            [
+                PrivateRandomSearch(
+                    _RandomisedResponse(epsilon=1.0),
+                    {"epsilon": [1.0]},
+                    scoring=_BitScore(),
+                    gamma=0.05,
+                    validation_fraction=0.05,
+                    random_state=int(seed),
+                )
+                .fit(X)
+                .best_score_
+                for seed in seeds
+            ]
+        )
+
+    n_releases = 12000
+    first = best_bits(D, range(n_releases))
+    second = best_bits(D_prime, range(n_releases, 2 * n_releases))
+    bound = epsilon_lower_bound(first, second, delta=0.0)
+    claimed = selection_cost([PrivacyCost.pure(1.0)], eta=1.0, gamma=0.05)
+    assert claimed == PrivacyCost.pure(3.0)
+    assert bound <= claimed.parameter
+    assert bound > 1.0  # a search recorded at one run's cost would be caught
