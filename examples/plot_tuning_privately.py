@@ -14,16 +14,24 @@ scikit-learn's diabetes data in the three private ways of
   the row bound:
   :class:`~skprivcov.model_selection.PrivateRandomSearch` runs random
   candidates a random number of times and returns the best. It costs about
-  three runs, whatever the number of candidates;
+  three or four runs, whatever the number of candidates;
 * **public validation data**: tuning on data that is really public costs
   nothing. The diabetes data has no public twin, so this route appears in the
   cost table only.
 
-What to take away (measured below, 10 fits per point): with 309 training
-rows, every private model here is far from the non-private one below
-ε ≈ 8. Tuning helps most where the default is worst (the row bound), and the
-cost of a private selection is of the order of one more release, not one
-release per candidate.
+What to take away (measured below, 10 fits per point): on these 309 training
+rows, **the untuned default wins**. ``alpha="auto"`` (the penalty set from the
+release's noise level) with the public row bound beats both tuned routes at
+every budget. Each route pays for its choice. The free sweep pays in noise:
+each fold release is of a third of the rows. The selection pays in budget:
+each of its runs gets the ρ whose selection costs the whole ε, about a third of
+one release's, and its model is fit on the 70% of rows that are not held out.
+Tuning privately pays when a default can be badly wrong and the candidates are
+many; it does not pay when a good default can be set from public knowledge.
+On digits at ε = 1, for example, a private selection among the row bounds
+{16, 32, 64, 128} for the private LDA reached 0.19–0.30 accuracy (5 seeds),
+against 0.17 for the loose public bound 128 at the full budget. A public
+choice of 32 gave 0.61.
 """
 
 # %%
@@ -107,11 +115,11 @@ def free_sweep(epsilon, seed):
 
 
 def run_rho_for(epsilon, n_candidates):
-    """The per-run ρ whose selection costs (ε, δ), γ = 1/(10m) as "auto"."""
+    """The per-run ρ whose selection costs (ε, δ), γ = 1/(30m) as "auto"."""
 
     def excess(rho):
         cost = selection_cost(
-            [PrivacyCost.zcdp(rho)], eta=1.0, gamma=1 / (10 * n_candidates)
+            [PrivacyCost.zcdp(rho)], eta=1.0, gamma=1 / (30 * n_candidates)
         )
         return cost.to_approx_dp(DELTA) - epsilon
 
@@ -156,7 +164,7 @@ rho, m = 0.5, len(MECHANISMS) * len(ROW_BOUNDS)
 rows = {
     "free sweep over 4 alphas (3 fold releases)": PrivacyCost.zcdp(rho),
     "private selection among 6 candidates": selection_cost(
-        [PrivacyCost.zcdp(rho)], eta=1.0, gamma=1 / (10 * m)
+        [PrivacyCost.zcdp(rho)], eta=1.0, gamma=1 / (30 * m)
     ),
     "every one of the 6 candidates released": PrivacyCost.zcdp(rho * m),
     "public validation data, then one release": PrivacyCost.zcdp(rho),

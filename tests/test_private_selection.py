@@ -187,7 +187,8 @@ def test_the_search_charges_its_announced_cost_once_before_reading():
         "candidates": 3,
         "eta": 1.0,
         "gamma": 0.1,
-        "validation_fraction": 0.3,
+        "validation_fraction": None,
+        "score_fraction": 0.25,
     }
     # A refused search reads nothing and records nothing.
     small = PrivacyAccountant(epsilon=1.0, delta=1e-6)
@@ -313,9 +314,12 @@ def test_the_search_chooses_among_mechanisms_in_a_pipeline():
         "GaussianCovariance",
         "AdaptiveCovariance",
     }
+    # Scored on the rows the release read: a run is a release of ρ = 0.5 and
+    # a score of ρ = 0.5/4 (composition).
     assert search.privacy_spent_ == selection_cost(
-        [PrivacyCost.zcdp(0.5)] * 4, eta=1.0, gamma=1 / 40
+        [PrivacyCost.zcdp(0.5 + 0.125)], eta=1.0, gamma=1 / 120
     )
+    assert search.run_cost_ == PrivacyCost.zcdp(0.625)
 
 
 def test_pure_candidates_make_a_pure_search():
@@ -328,8 +332,17 @@ def test_pure_candidates_make_a_pure_search():
         accountant=accountant,
         random_state=0,
     ).fit(X)
-    assert search.privacy_spent_ == PrivacyCost.pure(2.0)
-    assert accountant.spent == PrivacyCost.pure(2.0)
+    # 2ε per run (η = 0) of a release at ε = 1 and a score at ε = 1/4.
+    assert search.privacy_spent_ == PrivacyCost.pure(2.5)
+    assert accountant.spent == PrivacyCost.pure(2.5)
+    heldout = PrivateRandomSearch(
+        LaplaceCovariance(epsilon=1.0),
+        {"norm_bound": [0.5, 1.0]},
+        eta=0.0,
+        validation_fraction=0.3,
+    )
+    # Disjoint rows: a run costs the larger of release and score (parallel).
+    assert heldout.cost() == PrivacyCost.pure(2.0)
 
 
 def test_a_supervised_search_with_a_prediction_loss():

@@ -70,6 +70,8 @@ class CovarianceErrorScore:
             X = estimator[:-1].transform(X)
         estimator = final
         centred = not getattr(estimator, "assume_centered", True)
+        if hasattr(X, "iloc"):  # a DataFrame: its values, as the model read them
+            X = X.to_numpy()
         # A row with a NaN or infinite entry counts as zeros: the score must
         # not refuse on a data value.
         stats = unit_ball_statistics(

@@ -111,11 +111,10 @@ def selection_cost(run_costs, *, eta, gamma):
 
 
 def _score_cost(costs):
-    """The budget of each run's private score: the largest zCDP candidate's
-    (Gaussian noise), else the largest pure one's (Laplace noise). It never
-    exceeds the largest candidate's curve, and the score reads only the
-    held-out rows, disjoint from the rows a release reads: one run costs the
-    larger of the two curves, the candidates' (parallel composition, §14)."""
+    """The largest candidate budget in the notion of the score's noise: the
+    largest zCDP candidate's (Gaussian noise), else the largest pure one's
+    (Laplace noise); None if every candidate is free. Its curve never exceeds
+    the largest candidate's."""
     zcdp = [cost for cost in costs if cost.notion == "zcdp"]
     if zcdp:
         return PrivacyCost.zcdp(max(cost.parameter for cost in zcdp))
@@ -149,11 +148,19 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
       (2√(ρ log(1/γ)) − ρ) + log(E[K])/(λ − 1), stored as such by the
       accountant and reported as (ε, δ) by its ``to_approx_dp``.
 
-    The rows are split once, at random and independently of the data, into a
-    training share (what the candidates release) and a held-out share (what
-    the scores read). Replacing one row changes one share only, so a run
-    costs the larger of a release and a score, not their sum; the score is
-    calibrated to the largest candidate's budget.
+    Where the score reads (docs/algorithms.rst §14):
+
+    * **the rows the release read** (``validation_fraction=None``; the
+      default for covariance estimators, whose error is measured against the
+      rows themselves): the score's noise has a budget of its own,
+      ``score_fraction`` times the largest candidate's, and a run costs the
+      release plus the score (composition);
+    * **a held-out share** (a fraction; the default for models that predict,
+      whose loss on their own training rows rewards overfitting): the rows are
+      split once, at random and independently of the data. Replacing one row
+      changes one share only, so a run costs the larger of a release and a
+      score, not their sum, and the score gets the largest candidate's budget
+      for free. The releases see fewer rows, though.
 
     Parameters
     ----------
@@ -183,13 +190,22 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
 
     gamma : float in (0, 1) or "auto", default="auto"
         The stopping parameter γ: E[K] grows like 1/γ, the cost like
-        √log(1/γ) (zCDP) or not at all (pure). "auto": γ = 1/(10m) for m
-        candidates, so that each candidate is expected to run ten times and
-        the best one is never run with probability about 1/11 (geometric
-        stopping); at 1/(3m) that probability is 1/4.
+        √log(1/γ) (zCDP) or not at all (pure). "auto": γ = 1/(30m) for m
+        candidates, so that each candidate is expected to run thirty times and
+        the best one is never run with probability about 1/31 (geometric
+        stopping). On the bundled datasets this chose better than 1/(10m), at
+        a cost of about 8% more ε (docs/tuning.rst); a fit makes about 30m
+        runs.
 
-    validation_fraction : float in (0, 1), default=0.3
-        The share of rows held out for the scores.
+    validation_fraction : float in (0, 1), None or "auto", default="auto"
+        The share of rows held out for the scores, or None to score on the
+        rows the release read. "auto": None with the default scoring (a
+        covariance's error), 0.3 otherwise.
+
+    score_fraction : float > 0, default=0.25
+        Without held-out rows, the budget of each run's score as a multiple
+        of the largest candidate's ρ (or pure ε); it adds to every run's cost.
+        Ignored with held-out rows.
 
     accountant : PrivacyAccountant, default=None
         Charged the whole cost once, before any value is read.
@@ -202,7 +218,8 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     Attributes
     ----------
     best_estimator_ : estimator
-        The winning run's model, fitted on the training share of the rows.
+        The winning run's model, fitted on all rows (or on the training share,
+        with held-out rows).
     best_params_ : dict
         Its candidate setting.
     best_score_ : float
@@ -210,7 +227,8 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     candidates_ : list of dict
         Every candidate setting (public).
     run_cost_ : PrivacyCost
-        What one run of the most expensive candidate costs.
+        What one run of the most expensive candidate costs, its score
+        included.
     privacy_spent_ : PrivacyCost
         What the search spent: the cost of §14 for the number of runs drawn
         at random, never the cost of the runs actually made.
@@ -253,7 +271,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     >>> search.best_params_
     {'norm_bound': 0.3}
     >>> round(search.privacy_spent_.to_approx_dp(1e-6), 2)
-    4.58
+    5.6
     """
 
     _parameter_constraints: dict = {
@@ -262,7 +280,12 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         "scoring": [None, HasMethods(["statistic", "sensitivity"])],
         "eta": [Interval(Real, 0, None, closed="left")],
         "gamma": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "validation_fraction": [
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+            StrOptions({"auto"}),
+        ],
+        "score_fraction": [Interval(Real, 0, None, closed="neither")],
         "accountant": [None, PrivacyAccountant],
         "random_state": [None, Interval(Integral, 0, SEED_LIMIT, closed="left")],
     }
@@ -275,7 +298,8 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         scoring=None,
         eta=1.0,
         gamma="auto",
-        validation_fraction=0.3,
+        validation_fraction="auto",
+        score_fraction=0.25,
         accountant=None,
         random_state=None,
     ):
@@ -285,6 +309,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self.eta = eta
         self.gamma = gamma
         self.validation_fraction = validation_fraction
+        self.score_fraction = score_fraction
         self.accountant = accountant
         self.random_state = random_state
 
@@ -319,9 +344,29 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
             costs.append(sum((cost for _, cost in charges), PrivacyCost.zero()))
         return settings, models, costs
 
+    def _heldout_fraction(self):
+        if self.validation_fraction == "auto":
+            return None if self.scoring is None else 0.3
+        return self.validation_fraction
+
+    def _run_costs(self, costs):
+        """What one run of each candidate costs, and its score's budget."""
+        score = _score_cost(costs)
+        if score is None:
+            raise ValueError(
+                "Every candidate is free (it releases nothing): there is nothing "
+                "to select privately; give candidates with a budget."
+            )
+        if self._heldout_fraction() is not None:
+            # Disjoint rows: a run costs the larger of the two (parallel).
+            return costs, score
+        # The same rows: the score's budget adds to the release's.
+        score = score.scaled(self.score_fraction)
+        return [cost + score for cost in costs], score
+
     def _gamma(self, n_candidates):
         if self.gamma == "auto":
-            return 1.0 / (10.0 * n_candidates)
+            return 1.0 / (30.0 * n_candidates)
         return float(self.gamma)
 
     def cost(self):
@@ -332,7 +377,8 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         cost : PrivacyCost
         """
         settings, _, costs = self._candidates()
-        return selection_cost(costs, eta=self.eta, gamma=self._gamma(len(settings)))
+        run_costs, _ = self._run_costs(costs)
+        return selection_cost(run_costs, eta=self.eta, gamma=self._gamma(len(settings)))
 
     def _planned_charges(self):
         return [(self.accountant, self.cost())]
@@ -354,20 +400,16 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         """
         settings, models, costs = self._candidates()
         gamma = self._gamma(len(settings))
-        total = selection_cost(costs, eta=self.eta, gamma=gamma)
-        score_cost = _score_cost(costs)
-        if score_cost is None:
-            raise ValueError(
-                "Every candidate is free (it releases nothing): there is nothing "
-                "to select privately; give candidates with a budget."
-            )
+        run_costs, score_cost = self._run_costs(costs)
+        total = selection_cost(run_costs, eta=self.eta, gamma=gamma)
         scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
+        fraction = self._heldout_fraction()
         n_samples = _num_samples(X)
-        n_heldout = round(self.validation_fraction * n_samples)
-        if not 1 <= n_heldout < n_samples:
+        n_heldout = n_samples if fraction is None else round(fraction * n_samples)
+        if fraction is not None and not 1 <= n_heldout < n_samples:
             raise ValueError(
-                f"validation_fraction={self.validation_fraction} of {n_samples} rows "
-                "leaves no training or no held-out row."
+                f"validation_fraction={fraction} of {n_samples} rows leaves no "
+                "training or no held-out row."
             )
         if y is not None and _num_samples(y) != n_samples:
             raise ValueError(
@@ -381,15 +423,20 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                     "candidates": len(settings),
                     "eta": float(self.eta),
                     "gamma": gamma,
-                    "validation_fraction": float(self.validation_fraction),
+                    "validation_fraction": fraction,
+                    "score_fraction": None if fraction else float(self.score_fraction),
                 },
             )
         rng = release_generator(self.random_state)
-        order = rng.permutation(n_samples)
-        heldout, training = order[:n_heldout], order[n_heldout:]
-        X_train, X_heldout = _safe_indexing(X, training), _safe_indexing(X, heldout)
-        y_train = None if y is None else _safe_indexing(y, training)
-        y_heldout = None if y is None else _safe_indexing(y, heldout)
+        if fraction is None:
+            X_train, X_heldout, y_train, y_heldout = X, X, y, y
+        else:
+            order = rng.permutation(n_samples)
+            heldout, training = order[:n_heldout], order[n_heldout:]
+            X_train = _safe_indexing(X, training)
+            X_heldout = _safe_indexing(X, heldout)
+            y_train = None if y is None else _safe_indexing(y, training)
+            y_heldout = None if y is None else _safe_indexing(y, heldout)
 
         best = None
         for _ in range(draw_runs(rng, self.eta, gamma)):
@@ -412,7 +459,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self.best_params_ = settings[index]
         self.best_score_ = float(score)
         self.candidates_ = settings
-        self.run_cost_ = _largest(costs)
+        self.run_cost_ = _largest(run_costs)
         self.privacy_spent_ = total
         self.expected_runs_ = expected_runs(self.eta, gamma)
         self.gamma_ = gamma
