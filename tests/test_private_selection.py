@@ -1,6 +1,7 @@
 """Private selection by random stopping (docs/algorithms.rst §14)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from skprivcov.model_selection import (
     runs_pmf,
     selection_cost,
 )
+from skprivcov.model_selection._selection import _reseeded
 from skprivcov.privacy import RENYI_ORDERS
 from skprivcov.privacy._renyi import (
     expected_runs,
@@ -216,7 +218,7 @@ def test_nothing_published_reveals_the_number_of_runs():
     seeds = [min(runs, key=runs.get), max(runs, key=runs.get)]
     assert runs[seeds[0]] != runs[seeds[1]]
     for seed in seeds:
-        accountant = PrivacyAccountant(rho=1e6)
+        accountant = PrivacyAccountant(epsilon=1e6, delta=1e-6)
         search = PrivateRandomSearch(
             GaussianCovariance(rho=0.5),
             {"norm_bound": [0.5, 1.0]},
@@ -241,7 +243,20 @@ def test_nothing_published_reveals_the_number_of_runs():
     }
 
 
-def test_runs_never_share_noise():
+def test_runs_never_share_noise_and_no_seed_is_published():
+    # Every random_state of a candidate, its steps' too, gets its own seed.
+    model = Pipeline(
+        [("a", GaussianCovariance(rho=0.1)), ("b", GaussianCovariance(rho=0.1))]
+    )
+    seeded = _reseeded(model, 5, np.random.default_rng(0))
+    seeds = [
+        seeded.get_params()[name] for name in ("a__random_state", "b__random_state")
+    ]
+    assert len(set(seeds)) == 2 and all(isinstance(seed, int) for seed in seeds)
+    unseeded = _reseeded(model, None, None).get_params()
+    assert unseeded["a__random_state"] is None is unseeded["b__random_state"]
+    # The winner's seeds are not published (with them, and the search's
+    # seed, its noise could be replayed).
     X = _unit_rows(np.random.default_rng(2), 400, 3)
     search = PrivateRandomSearch(
         Pipeline([("a", GaussianCovariance(rho=0.1))]),
@@ -249,17 +264,11 @@ def test_runs_never_share_noise():
         gamma=0.2,
         random_state=5,
     ).fit(X)
-    seed = search.best_estimator_.get_params()["a__random_state"]
-    assert isinstance(seed, int)
-    # Unseeded: every run's release has its own OS entropy.
-    unseeded = PrivateRandomSearch(
-        GaussianCovariance(rho=0.1), {"norm_bound": [1.0]}
-    ).fit(X)
-    assert unseeded.best_estimator_.random_state is None
+    assert search.best_estimator_.get_params()["a__random_state"] is None
 
 
 def test_public_problems_are_refused_before_the_charge():
-    accountant = PrivacyAccountant(rho=1e6)
+    accountant = PrivacyAccountant(epsilon=1e6, delta=1e-6)
     X = np.zeros((10, 2))
     with pytest.raises(ValueError, match="accountant of its own"):
         PrivateRandomSearch(
@@ -274,8 +283,11 @@ def test_public_problems_are_refused_before_the_charge():
     given = GaussianCovariance(rho=1.0, assume_centered=False).fit(np.eye(3))
     with pytest.raises(ValueError, match="nothing to select"):
         PrivateRandomSearch(
-            PrivateRidge(covariance=given), {"alpha": [1.0]}, accountant=accountant
-        ).fit(X)
+            PrivateRidge(covariance=given),
+            {"alpha": [1.0]},
+            scoring=PredictionLossScore(),
+            accountant=accountant,
+        ).fit(X, np.zeros(10))
     with pytest.raises(ValueError, match="no training or no held-out"):
         PrivateRandomSearch(
             GaussianCovariance(),
@@ -285,7 +297,107 @@ def test_public_problems_are_refused_before_the_charge():
         ).fit(X)
     with pytest.raises(ValueError, match="no candidate"):
         PrivateRandomSearch(GaussianCovariance(), [], accountant=accountant).fit(X)
+    # Another library's estimator reads the rows with no privacy.
+    from sklearn.covariance import MinCovDet
+    from sklearn.preprocessing import StandardScaler
+
+    for candidate in (
+        MinCovDet(),
+        Pipeline([("scale", StandardScaler()), ("cov", GaussianCovariance())]),
+    ):
+        with pytest.raises(TypeError, match="not a skprivcov estimator"):
+            PrivateRandomSearch(candidate, {}, accountant=accountant).fit(X)
+    # A score that does not suit the candidate; 1-D data; runaway stopping.
+    with pytest.raises(TypeError, match="covariance estimator"):
+        PrivateRandomSearch(
+            PrivateRidge(estimator=GaussianCovariance()),
+            {"alpha": [1.0]},
+            accountant=accountant,
+        ).fit(X, np.zeros(10))
+    with pytest.raises(ValueError, match="2D"):
+        PrivateRandomSearch(
+            GaussianCovariance(), {"norm_bound": [1.0]}, accountant=accountant
+        ).fit(np.zeros(10))
+    with pytest.raises(ValueError, match="eta"):
+        PrivateRandomSearch(
+            GaussianCovariance(),
+            {"norm_bound": [1.0]},
+            eta=1e-12,
+            accountant=accountant,
+        ).fit(X)
+    with pytest.raises(ValueError, match="runs or more"):
+        PrivateRandomSearch(
+            GaussianCovariance(),
+            {"norm_bound": [1.0]},
+            gamma=1e-9,
+            accountant=accountant,
+        ).fit(X)
+    with pytest.raises(ValueError, match="norm_bound"):
+        CovarianceErrorScore(norm_bound=1e150)
+    with pytest.raises(ValueError, match="clip"):
+        PredictionLossScore(clip=1e200)
     assert accountant.history() == []
+
+
+class _Noisy(BaseEstimator):
+    """A private-looking model that warns in every fit, and refuses rows
+    whose first entry is negative (a data-dependent refusal)."""
+
+    __module__ = "skprivcov.tests"  # admitted as skprivcov's, for the test
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon = epsilon
+        self.random_state = random_state
+
+    def _planned_charges(self):
+        return [(None, PrivacyCost.pure(self.epsilon))]
+
+    def fit(self, X, y=None):
+        warnings.warn("a warning in every fit", UserWarning, stacklevel=1)
+        if np.any(np.asarray(X)[:, 0] < 0):
+            raise ValueError("a refusal that names no value")
+        self.bit_ = 1.0
+        return self
+
+
+def test_runs_neither_warn_nor_raise():
+    # Warnings would count the runs; an error would tell which run failed.
+    X = np.ones((20, 2))
+    search = PrivateRandomSearch(
+        _Noisy(),
+        {"epsilon": [1.0]},
+        scoring=_BitScore(),
+        gamma=0.1,
+        random_state=0,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X)
+    assert caught == []
+    X[3, 0] = -1.0  # every run now fails: one error that says nothing more
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="No run of the search"):
+            search.fit(X)
+    assert caught == []
+
+
+def test_the_prediction_score_neither_refuses_nor_quotes_a_value():
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-0.4, 0.4, size=(400, 2))
+    y = (X @ np.array([0.5, -0.5])).astype(object)
+    y[7] = "patient-4711"
+    X[11, 0] = np.nan
+    model = PrivateRidge(estimator=GaussianCovariance(rho=1.0)).fit(
+        X[20:], np.asarray(y[20:], dtype=float)
+    )
+    score = PredictionLossScore("squared", clip=0.5)
+    # The two bad rows cost the cap; the rest their clipped loss.
+    value = score.statistic(model, X, y)
+    good = np.ones(400, bool)
+    good[[7, 11]] = False
+    losses = np.minimum((model.predict(X[good]) - y[good].astype(float)) ** 2, 0.5)
+    assert value == pytest.approx(-(losses.sum() + 2 * 0.5) / 400, rel=1e-12)
 
 
 def test_the_search_picks_the_right_norm_bound():
@@ -394,6 +506,9 @@ def test_the_covariance_score_moves_by_at_most_its_sensitivity(centred):
 class _RandomisedResponse(BaseEstimator):
     """A pure ε-DP bit: whether some row has a first coordinate above 1/2,
     answered by randomised response. Its one-row sensitivity is 1 bit."""
+
+    # The search admits skprivcov's estimators only; this one is, for the test.
+    __module__ = "skprivcov.tests"
 
     def __init__(self, epsilon=1.0, random_state=None):
         self.epsilon = epsilon

@@ -1,13 +1,17 @@
 """Scores with a public sensitivity, for private selection (docs/algorithms.rst
-§14): each is a statistic of the held-out rows whose change, when one held-out
-row is replaced, is bounded by :meth:`sensitivity` whatever the model."""
+§14): each is a statistic of the rows it scores whose change, when one of them
+is replaced, is bounded by :meth:`sensitivity` whatever the model. No score
+refuses, warns on or quotes a value of those rows (§13): a bad value costs
+the score its worst."""
 
 import math
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 
+from skprivcov._constraints import NORM_BOUND_RANGE
 from skprivcov._stats import unit_ball_statistics
 from skprivcov._validation import as_numeric
 
@@ -16,12 +20,40 @@ __all__ = ["CovarianceErrorScore", "PredictionLossScore"]
 _LOSSES = ("squared", "absolute", "zero_one")
 
 
-def _positive(name, value):
+def _in_range(name, value, low, high):
+    """A public number within [low, high], where nothing computed from it
+    overflows (§13.2)."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a number > 0, got {value!r}.")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}.")
+        raise TypeError(f"{name} must be a number, got {value!r}.")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {value!r}.")
     return float(value)
+
+
+def _numeric(values):
+    """float64 values, an entry that is not a number as NaN (never an error
+    that could quote it)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "biuf":
+        return values.astype(np.float64)
+    return as_numeric(values.astype(object))
+
+
+def _rows(X):
+    """The scored rows as floats, an entry that is not a number as NaN."""
+    if hasattr(X, "iloc"):  # a DataFrame: its values, as the model read them
+        X = X.to_numpy()
+    if sp.issparse(X):
+        return X
+    return _numeric(X)
+
+
+def _frobenius(matrix):
+    """‖matrix‖_F without overflow: scaled by its largest entry."""
+    largest = float(np.max(np.abs(matrix), initial=0.0))
+    if largest == 0.0 or not math.isfinite(largest):
+        return largest
+    return largest * float(np.linalg.norm(matrix / largest))
 
 
 def _final_step(estimator):
@@ -50,7 +82,7 @@ class CovarianceErrorScore:
     """
 
     def __init__(self, norm_bound=1.0):
-        self.norm_bound = _positive("norm_bound", norm_bound)
+        self.norm_bound = _in_range("norm_bound", norm_bound, *NORM_BOUND_RANGE)
 
     def sensitivity(self, estimator, n_samples):
         """The bound on the score's change between neighbouring held-out sets."""
@@ -70,18 +102,18 @@ class CovarianceErrorScore:
             X = estimator[:-1].transform(X)
         estimator = final
         centred = not getattr(estimator, "assume_centered", True)
-        if hasattr(X, "iloc"):  # a DataFrame: its values, as the model read them
-            X = X.to_numpy()
         # A row with a NaN or infinite entry counts as zeros: the score must
         # not refuse on a data value.
         stats = unit_ball_statistics(
-            as_numeric(X), self.norm_bound, with_mean=centred, nonfinite="zero"
+            _rows(X), self.norm_bound, with_mean=centred, nonfinite="zero"
         )
         moment = stats.second_moment
         if centred:
             moment = moment - np.outer(stats.mean, stats.mean)
-        target = moment * self.norm_bound**2
-        return -float(np.linalg.norm(np.asarray(estimator.covariance_) - target))
+        # In units of B², where every entry of the target is at most 1.
+        scale = self.norm_bound**2
+        released = np.asarray(estimator.covariance_, dtype=np.float64) / scale
+        return -scale * _frobenius(released - moment)
 
     def __repr__(self):
         return f"CovarianceErrorScore(norm_bound={self.norm_bound!r})"
@@ -108,24 +140,54 @@ class PredictionLossScore:
         if loss not in _LOSSES:
             raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}.")
         self.loss = loss
-        self.clip = 1.0 if loss == "zero_one" else _positive("clip", clip)
+        self.clip = 1.0 if loss == "zero_one" else _in_range("clip", clip, 1e-30, 1e30)
 
     def sensitivity(self, estimator, n_samples):
         """The bound on the score's change between neighbouring held-out sets."""
         return self.clip / n_samples
 
     def statistic(self, estimator, X, y):
-        """The exact score of ``estimator`` on the held-out rows ``(X, y)``."""
-        predicted = np.asarray(estimator.predict(X))
-        truth = np.asarray(y)
+        """The exact score of ``estimator`` on the held-out rows ``(X, y)``.
+
+        A row with an entry that is not a finite number, in X or y, gets the
+        cap c (and is predicted as a row of zeros, so ``predict`` never
+        refuses it); so does a prediction that is not a finite number.
+        """
+        rows = _rows(X)
+        bad = _bad_rows(rows)
+        if np.any(bad):
+            rows = _zeroed(rows, bad)
+        predicted = np.asarray(estimator.predict(rows))
         if self.loss == "zero_one":
-            losses = (predicted != truth).astype(np.float64)
+            losses = (predicted != np.asarray(y)).astype(np.float64)
         else:
-            difference = predicted.astype(np.float64) - truth.astype(np.float64)
-            losses = difference**2 if self.loss == "squared" else np.abs(difference)
-        # A NaN loss (NaN target or prediction) counts as the cap.
-        losses = np.where(np.isnan(losses), self.clip, np.minimum(losses, self.clip))
+            with np.errstate(all="ignore"):
+                difference = _numeric(predicted) - _numeric(y)
+                losses = difference**2 if self.loss == "squared" else np.abs(difference)
+        losses = np.where(np.isfinite(losses), np.minimum(losses, self.clip), self.clip)
+        losses[bad] = self.clip
         return -float(np.mean(losses))
 
     def __repr__(self):
         return f"PredictionLossScore(loss={self.loss!r}, clip={self.clip!r})"
+
+
+def _bad_rows(rows):
+    """Which rows hold an entry that is not a finite number."""
+    if sp.issparse(rows):
+        rows = rows.tocsr()
+        bad = ~np.isfinite(rows.data)
+        owners = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+        return np.bincount(owners[bad], minlength=rows.shape[0]) > 0
+    return ~np.all(np.isfinite(rows), axis=1)
+
+
+def _zeroed(rows, bad):
+    """A copy of ``rows`` with the ``bad`` rows set to zeros."""
+    if sp.issparse(rows):
+        rows = rows.tocsr(copy=True)
+        rows.data[np.repeat(bad, np.diff(rows.indptr))] = 0.0
+        return rows
+    rows = rows.copy()
+    rows[bad] = 0.0
+    return rows

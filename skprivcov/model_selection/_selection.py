@@ -1,19 +1,31 @@
 """Private selection by random stopping (docs/algorithms.rst §14)."""
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
 from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    Options,
+    StrOptions,
+)
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from skprivcov._random import SEED_LIMIT, release_generator
+from skprivcov._validation import check_public
+from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.model_selection._cost import planned_charges
-from skprivcov.model_selection._private_scores import CovarianceErrorScore
+from skprivcov.model_selection._private_scores import (
+    CovarianceErrorScore,
+    PredictionLossScore,
+)
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 from skprivcov.privacy._renyi import (
     RENYI_ORDERS,
@@ -22,6 +34,9 @@ from skprivcov.privacy._renyi import (
 )
 
 __all__ = ["PrivateRandomSearch", "draw_runs", "runs_pmf", "selection_cost"]
+
+# Beyond this many expected runs a fit would not finish (public parameters).
+_MAX_EXPECTED_RUNS = 1e6
 
 
 def runs_pmf(k, eta, gamma):
@@ -183,7 +198,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         sensitivity. None: :class:`CovarianceErrorScore` with norm bound 1
         (for covariance estimators).
 
-    eta : float >= 0, default=1.0
+    eta : 0 or float in [0.05, 100], default=1.0
         The shape η of the stopping law: 1 is geometric (cost 3ε for pure
         candidates), 0 logarithmic (2ε), larger values concentrate K around
         its mean at a higher price.
@@ -252,8 +267,12 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     time a fit takes grows with K; a caller who can time the fit learns
     about K (which the guarantee assumes secret), so run it where its
     duration is not observed by the parties the privacy is meant against.
-    A run that raises (a data-dependent refusal inside a candidate) stops the
-    search with that error, after the charge.
+    No warning escapes the runs (their number would be K), and a run whose
+    fit or score raises (a candidate's refusal of a value, say) scores −∞:
+    which runs fail may depend on the data. Only if every run fails does the
+    search raise, with a message that names nothing. Every step of a
+    candidate must be a skprivcov estimator; the winner's seeds are reset to
+    None.
 
     Examples
     --------
@@ -278,7 +297,12 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit"])],
         "param_grid": [dict, list],
         "scoring": [None, HasMethods(["statistic", "sensitivity"])],
-        "eta": [Interval(Real, 0, None, closed="left")],
+        # η = 0 (logarithmic) or η ≥ 0.05: a smaller η > 0 redraws K = 0
+        # about γ^−η times, without end as η → 0.
+        "eta": [
+            Options(Real, {0}),
+            Interval(Real, 0.05, 100, closed="both"),
+        ],
         "gamma": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "validation_fraction": [
             Interval(Real, 0, 1, closed="neither"),
@@ -328,11 +352,13 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                     "A candidate whose cost is a Rényi curve (a selection inside "
                     "the selection) is not supported."
                 )
+            _check_private(model)
             if not _seed_parameters(model):
                 raise ValueError(
                     f"{type(model).__name__} has no random_state: every run must "
                     "draw noise of its own."
                 )
+            _check_scoring(self.scoring, model)
             charges = planned_charges(model)
             if any(accountant is not None for accountant, _ in charges):
                 raise ValueError(
@@ -365,9 +391,13 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         return [cost + score for cost in costs], score
 
     def _gamma(self, n_candidates):
-        if self.gamma == "auto":
-            return 1.0 / (30.0 * n_candidates)
-        return float(self.gamma)
+        gamma = 1.0 / (30.0 * n_candidates) if self.gamma == "auto" else self.gamma
+        if expected_runs(self.eta, gamma) > _MAX_EXPECTED_RUNS:
+            raise ValueError(
+                f"eta={self.eta} and gamma={gamma:.3g} make {_MAX_EXPECTED_RUNS:g} "
+                "runs or more on average; give a larger gamma (or fewer candidates)."
+            )
+        return float(gamma)
 
     def cost(self):
         """What a fit will spend, from the parameters alone (§14).
@@ -404,6 +434,11 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         total = selection_cost(run_costs, eta=self.eta, gamma=gamma)
         scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
         fraction = self._heldout_fraction()
+        # The public facts of X (container, shape, dtype kind), before the
+        # charge; the candidates read the values afterwards.
+        X = check_public(
+            self, X, reset=True, ensure_min_samples=2, ensure_min_features=1
+        )
         n_samples = _num_samples(X)
         n_heldout = n_samples if fraction is None else round(fraction * n_samples)
         if fraction is not None and not 1 <= n_heldout < n_samples:
@@ -439,22 +474,32 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
             y_heldout = None if y is None else _safe_indexing(y, heldout)
 
         best = None
-        for _ in range(draw_runs(rng, self.eta, gamma)):
-            index = int(rng.integers(len(settings)))
-            model = _reseeded(clone(models[index]), self.random_state, rng)
-            model.fit(X_train, y_train)
-            score = scoring.statistic(model, X_heldout, y_heldout)
-            score = -math.inf if math.isnan(score) else score
-            noise_rng = (
-                rng if self.random_state is not None else release_generator(None)
-            )
-            score += _score_noise(
-                noise_rng, scoring.sensitivity(model, n_heldout), score_cost
-            )
-            if best is None or score > best[0]:
-                best = (score, index, model)
+        # In silence, whatever a run does: the number of warnings would tell
+        # how many runs there were (§14), and a warning may depend on a value.
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            for _ in range(draw_runs(rng, self.eta, gamma)):
+                index = int(rng.integers(len(settings)))
+                model = _reseeded(clone(models[index]), self.random_state, rng)
+                score = _run(model, scoring, X_train, y_train, X_heldout, y_heldout)
+                noise_rng = (
+                    rng if self.random_state is not None else release_generator(None)
+                )
+                score += _score_noise(
+                    noise_rng, scoring.sensitivity(model, n_heldout), score_cost
+                )
+                if best is None or score > best[0]:
+                    best = (score, index, model)
 
         score, index, model = best
+        if not math.isfinite(score):
+            raise RuntimeError(
+                "No run of the search gave a model with a finite score (their "
+                "errors are not shown: which runs fail may depend on the data)."
+            )
+        # The winning run's seeds are not published: with them and the
+        # search's own seed, anyone could replay its noise and its index.
+        model.set_params(**dict.fromkeys(_seed_parameters(model)))
         self.best_estimator_ = model
         self.best_params_ = settings[index]
         self.best_score_ = float(score)
@@ -463,10 +508,6 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self.privacy_spent_ = total
         self.expected_runs_ = expected_runs(self.eta, gamma)
         self.gamma_ = gamma
-        if hasattr(model, "n_features_in_"):
-            self.n_features_in_ = model.n_features_in_
-        if hasattr(model, "feature_names_in_"):
-            self.feature_names_in_ = model.feature_names_in_
         return self
 
     @available_if(_delegate("predict"))
@@ -493,6 +534,52 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
+def _run(model, scoring, X_train, y_train, X_scored, y_scored):
+    """One run's exact score, or −inf if the fit or the score failed: which
+    runs fail may depend on the data (a candidate's own refusal of a value),
+    and an error raised from a run would publish that, and the run's place."""
+    try:
+        model.fit(X_train, y_train)
+        score = float(scoring.statistic(model, X_scored, y_scored))
+    except Exception:
+        return -math.inf
+    return score if math.isfinite(score) else -math.inf
+
+
+def _check_private(model):
+    """Every estimator in a candidate must be skprivcov's: another library's
+    fit (a scaler, MinCovDet) reads the rows with no privacy and no charge,
+    and its result would be published with the winner."""
+    parts = [model, *model.get_params(deep=True).values()]
+    for part in parts:
+        if not isinstance(part, BaseEstimator) or isinstance(part, Pipeline):
+            continue
+        if not type(part).__module__.startswith("skprivcov."):
+            raise TypeError(
+                f"{type(part).__name__} is not a skprivcov estimator: its fit would "
+                "read the rows without privacy. Every step of a candidate must be "
+                "a skprivcov estimator."
+            )
+
+
+def _check_scoring(scoring, model):
+    """The score must suit the candidate (public: its class), or every run
+    would fail after the charge."""
+    final = model[-1] if isinstance(model, Pipeline) else model
+    if scoring is None or isinstance(scoring, CovarianceErrorScore):
+        if not isinstance(final, BasePrivateCovariance):
+            raise TypeError(
+                "The covariance score needs a covariance estimator; "
+                f"{type(final).__name__} is not one. Give scoring="
+                "PredictionLossScore(...) for a model that predicts."
+            )
+    elif isinstance(scoring, PredictionLossScore) and not hasattr(final, "predict"):
+        raise TypeError(
+            f"{type(final).__name__} has no predict: a PredictionLossScore cannot "
+            "score it."
+        )
+
+
 def _seed_parameters(model):
     """The names of every ``random_state`` of ``model`` (its own, its steps')."""
     return sorted(
@@ -515,7 +602,10 @@ def _reseeded(model, random_state, rng):
 
 def _score_noise(rng, sensitivity, cost):
     """Gaussian noise of deviation Δ/√(2ρ) for a ρ-zCDP score, Laplace of
-    scale Δ/ε for a pure one (§2, §14)."""
+    scale Δ/ε for a pure one (§2, §14). Δ is raised by a relative 1e−9: the
+    score is computed in floating point, and may move by a few ulps more
+    than its exact sensitivity (§13.6)."""
+    sensitivity *= 1.0 + 1e-9
     if cost.notion == "zcdp":
         return float(rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter)))
     return float(rng.laplace(0.0, sensitivity / cost.parameter))

@@ -105,11 +105,12 @@ class _TotalBudget:
         return cls("approx", epsilon=float(epsilon), delta=float(delta))
 
     def admits(self, totals):
-        # Exact comparisons of decimals for ρ and pure ε budgets. With Rényi
-        # records, a ρ budget is the curve ρλ, checked at every order of the
-        # grid (§14): the spends' curve may not exceed it anywhere.
+        # Exact comparisons of decimals for ρ and pure ε budgets. A Rényi
+        # curve is admitted by an (ε, δ) budget only (§14): known at the
+        # grid's orders alone, it can never be shown to stay under ρλ for
+        # every λ > 1.
         if self.kind == "zcdp":
-            return self.rho_left(totals) >= 0
+            return totals.n_renyi == 0 and self.rho_left(totals) >= 0
         if self.kind == "pure":
             return (
                 totals.n_zcdp == 0
@@ -119,15 +120,8 @@ class _TotalBudget:
         return _spent_epsilon(totals, self.delta) <= self.epsilon
 
     def rho_left(self, totals):
-        """For a ρ budget: the largest ρ' with the spends plus ρ'-zCDP still
-        under ρλ at every order, exactly (negative if already over)."""
-        left = decimal(self.rho) - totals.pure_rho - totals.zcdp_rho
-        if totals.n_renyi:
-            left -= max(
-                total / order
-                for total, order in zip(totals.renyi, _ORDERS, strict=True)
-            )
-        return left
+        """For a ρ budget: the exact ρ left (negative if already over)."""
+        return decimal(self.rho) - totals.pure_rho - totals.zcdp_rho
 
     def remaining(self, totals, notion):
         """The exact largest further spend of ``notion`` for a ρ or pure ε
@@ -206,9 +200,8 @@ class PrivacyAccountant:
     ----------
     rho : float > 0, default=None
         A total budget in ρ-zCDP; every spend counts its ρ (pure ε as ε²/2).
-        A Rényi spend (private selection) is admitted while the curve of all
-        spends stays at or under ρλ at every order of
-        :data:`~skprivcov.privacy.RENYI_ORDERS` (docs/algorithms.rst §14).
+        A Rényi spend (private selection) is refused: a curve known at a grid
+        of orders is not a zCDP guarantee (docs/algorithms.rst §14).
     epsilon : float > 0, default=None
         A total budget in ε. With ``delta`` None or 0 the budget is pure ε-DP
         and only pure spends are admitted, adding their ε. With ``delta > 0``
@@ -332,6 +325,12 @@ class PrivacyAccountant:
                 f"{source or 'This spend'} costs {cost}, but the accountant's budget "
                 f"{self._budget} admits pure ε-DP spends only."
             )
+        if self._budget.kind == "zcdp" and cost.notion == "renyi":
+            raise UnsupportedPrivacyNotionError(
+                f"{source or 'This spend'} costs a Rényi-DP curve, which is not a "
+                f"zCDP guarantee, and the accountant's budget is {self._budget}. "
+                "Give the accountant an (epsilon, delta) budget."
+            )
         spent, before = self._ledger.spend_if(
             cost, source, details or {}, self._budget.admits
         )
@@ -348,6 +347,8 @@ class PrivacyAccountant:
         now (nothing is recorded). Each is summed exactly, as the ledger sums
         the spends it records."""
         if self._budget.kind == "pure" and any(c.notion != "pure" for c in costs):
+            return False
+        if self._budget.kind == "zcdp" and any(c.notion == "renyi" for c in costs):
             return False
         totals = self._ledger.totals()
         for cost in costs:

@@ -45,6 +45,8 @@ _SCHEMA = (
     " caveats TEXT NOT NULL DEFAULT '[]',"
     " curve TEXT NOT NULL DEFAULT '[]')",
 )
+# The parameter stored with a Rényi record (its amount is its curve).
+RENYI_SENTINEL = 1e300
 # The columns of the spends table, in order (a migrated table has them too).
 _COLUMNS = "id, created_at, notion, parameter, source, details, process, caveats, curve"
 _BUSY_TIMEOUT_SECONDS = 120.0
@@ -237,8 +239,11 @@ class SqliteLedger:
                     datetime.datetime.now(datetime.timezone.utc).isoformat(),
                     cost.notion,
                     # A Rényi record's amount is its curve (json, read back
-                    # exactly: repr round-trips every float).
-                    0.0 if cost.parameter is None else cost.parameter,
+                    # exactly: repr round-trips every float). Its parameter
+                    # is a sentinel that an earlier version, which reads
+                    # every non-pure record as zCDP, counts as exhausting
+                    # any budget: such a reader fails closed.
+                    RENYI_SENTINEL if cost.parameter is None else cost.parameter,
                     source,
                     details_json,
                     os.getpid(),
