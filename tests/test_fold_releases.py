@@ -467,6 +467,7 @@ def test_release_model_refuses_what_is_not_a_fold_release():
     np.testing.assert_allclose(fitted.predict(X[:5]), fitted.estimator_.predict(X[:5]))
 
 
+@pytest.mark.slow  # worker processes
 def test_names_several_metrics_and_workers():
     """Feature names pass to the releases; a dict of release scorers; the
     tokens and scorers travel to worker processes."""

@@ -148,6 +148,7 @@ def test_mixed_candidates_cost_the_largest_curve():
     )
 
 
+@pytest.mark.slow  # 10⁵ draws per law
 @pytest.mark.parametrize(("eta", "gamma"), STOPPING)
 def test_the_number_of_runs_has_the_truncated_negative_binomial_law(eta, gamma):
     k = np.arange(1, 20001)
