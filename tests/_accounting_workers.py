@@ -1,5 +1,7 @@
-"""Functions run in child processes by test_accounting.py (spawn needs a module)."""
+"""Functions run in child processes by the accounting tests (spawn needs a
+module), and the one writer of ledgers as earlier versions left them."""
 
+import sqlite3
 import time
 
 import numpy as np
@@ -14,16 +16,7 @@ from skprivcov import (
 
 def spend_repeatedly(path, rho, attempts, barrier, results):
     """Open the ledger by path, wait for every worker, then try to spend."""
-    accountant = PrivacyAccountant(path=path)
-    barrier.wait()
-    successes = 0
-    for _ in range(attempts):
-        try:
-            accountant.spend(PrivacyCost.zcdp(rho), source="worker")
-            successes += 1
-        except BudgetExceededError:
-            pass
-    results.put(successes)
+    spend_cost_repeatedly(path, PrivacyCost.zcdp(rho), attempts, barrier, results)
 
 
 def spend_cost_repeatedly(path, cost, attempts, barrier, results):
@@ -141,3 +134,18 @@ def build_in_memory_accountant_after_os_fork():
     os.waitpid(pid, 0)
     with os.fdopen(read) as pipe:
         return pipe.read()
+
+
+def write_old_ledger(path, spends_table, budget_json):
+    """A ledger file as an earlier version wrote it: the ``spends_table``
+    definition, the budget, and one zCDP spend of ρ = 0.5 by "old"."""
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    connection.execute(spends_table)
+    connection.execute("INSERT INTO meta VALUES ('budget', ?)", (budget_json,))
+    connection.execute(
+        "INSERT INTO spends (created_at, notion, parameter, source, details, "
+        "process) VALUES ('then', 'zcdp', 0.5, 'old', '{}', 1)"
+    )
+    connection.commit()
+    connection.close()

@@ -328,23 +328,13 @@ def test_remaining_epsilon_under_a_rho_budget_is_admitted_as_printed():
 
 
 def test_an_old_ledger_without_caveats_is_upgraded(ledger):
-    connection = sqlite3.connect(ledger)
-    connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    connection.execute(
+    workers.write_old_ledger(
+        ledger,
         "CREATE TABLE spends (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT "
         "NOT NULL, notion TEXT NOT NULL, parameter REAL NOT NULL, source TEXT NOT "
-        "NULL, details TEXT NOT NULL, process INTEGER NOT NULL)"
+        "NULL, details TEXT NOT NULL, process INTEGER NOT NULL)",
+        '{"kind": "zcdp", "rho": 1.0, "epsilon": null, "delta": null}',
     )
-    connection.execute(
-        'INSERT INTO meta VALUES (\'budget\', \'{"kind": "zcdp", "rho": 1.0, '
-        '"epsilon": null, "delta": null}\')'
-    )
-    connection.execute(
-        "INSERT INTO spends (created_at, notion, parameter, source, details, "
-        "process) VALUES ('then', 'zcdp', 0.5, 'old', '{}', 1)"
-    )
-    connection.commit()
-    connection.close()
     accountant = PrivacyAccountant(path=ledger)
     assert accountant.history()[0].caveats == ()
     accountant.spend(PrivacyCost.pure(0.5).with_caveats(["mcmc-noise"]))

@@ -167,25 +167,15 @@ def test_the_ledger_stores_the_curve_exactly(ledger):
 
 
 def test_an_old_ledger_is_upgraded_to_hold_curves(ledger):
-    connection = sqlite3.connect(ledger)
-    connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    connection.execute(
+    workers.write_old_ledger(
+        ledger,
         "CREATE TABLE spends (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT "
         "NOT NULL, notion TEXT NOT NULL CHECK (notion IN ('pure', 'zcdp')), "
         "parameter REAL NOT NULL CHECK (parameter >= 0), source TEXT NOT NULL, "
         "details TEXT NOT NULL, process INTEGER NOT NULL, caveats TEXT NOT NULL "
-        "DEFAULT '[]')"
+        "DEFAULT '[]')",
+        '{"kind": "approx", "rho": null, "epsilon": 100.0, "delta": 1e-06}',
     )
-    connection.execute(
-        'INSERT INTO meta VALUES (\'budget\', \'{"kind": "approx", "rho": null, '
-        '"epsilon": 100.0, "delta": 1e-06}\')'
-    )
-    connection.execute(
-        "INSERT INTO spends (created_at, notion, parameter, source, details, "
-        "process) VALUES ('then', 'zcdp', 0.5, 'old', '{}', 1)"
-    )
-    connection.commit()
-    connection.close()
     accountant = PrivacyAccountant(path=ledger)
     accountant.spend(PrivacyCost.renyi([1.0] * ORDERS.size), source="new")
     history = accountant.history()
