@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 
 from skprivcov._constraints import NORM_BOUND_RANGE
+from skprivcov._dask import is_dask_array
 from skprivcov._stats import unit_ball_statistics
 from skprivcov._validation import as_numeric
 
@@ -40,20 +41,36 @@ def _numeric(values):
 
 
 def _rows(X):
-    """The scored rows as floats, an entry that is not a number as NaN."""
+    """The scored rows as floats, an entry that is not a number as NaN. A
+    float array (a memmap too), a sparse matrix or a dask array is passed on
+    as it is: the statistics stream it, never copying it whole."""
     if hasattr(X, "iloc"):  # a DataFrame: its values, as the model read them
         X = X.to_numpy()
-    if sp.issparse(X):
+    if sp.issparse(X) or is_dask_array(X):
+        return X
+    if isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64):
         return X
     return _numeric(X)
 
 
-def _frobenius(matrix):
-    """‖matrix‖_F without overflow: scaled by its largest entry."""
-    largest = float(np.max(np.abs(matrix), initial=0.0))
-    if largest == 0.0 or not math.isfinite(largest):
-        return largest
-    return largest * float(np.linalg.norm(matrix / largest))
+# The radius, in units of B², to which a release is brought before it is
+# scored: the target's ‖C‖_F is at most 1 there, so a release farther than
+# this is hopeless anyway, and every number the score computes stays small,
+# so its rounding is small too (§13.6).
+_RADIUS = 4.0
+_UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+
+
+def _within_radius(released):
+    """``released`` scaled onto the Frobenius ball of radius _RADIUS if it
+    lies outside (a function of the release alone: post-processing)."""
+    largest = float(np.max(np.abs(released), initial=0.0))
+    if not math.isfinite(largest):
+        return None
+    if largest == 0.0:
+        return released
+    norm = largest * float(np.linalg.norm(released / largest))
+    return released if norm <= _RADIUS else released * (_RADIUS / norm)
 
 
 def _final_step(estimator):
@@ -85,10 +102,23 @@ class CovarianceErrorScore:
         self.norm_bound = _in_range("norm_bound", norm_bound, *NORM_BOUND_RANGE)
 
     def sensitivity(self, estimator, n_samples):
-        """The bound on the score's change between neighbouring held-out sets."""
-        centred = not getattr(_final_step(estimator), "assume_centered", True)
+        """The bound on the score's change between neighbouring sets of the
+        scored rows, rounding included.
+
+        The exact statistic moves by at most factor·B²/n. Its computed value
+        is within u·(R + 1)·(d(n + 2) + d² + 2)·B² of the exact one (the sum
+        over n rows of each entry of the target, then the norm of d² entries,
+        all of them at most R + 1 = 5 in units of B²; u = 2⁻⁵³), and so is the
+        neighbour's: twice that is added (§13.6).
+        """
+        final = _final_step(estimator)
+        centred = not getattr(final, "assume_centered", True)
         factor = math.sqrt(2.0) + (4.0 if centred else 0.0)
-        return factor * self.norm_bound**2 / n_samples
+        d = np.shape(getattr(final, "covariance_", np.zeros((1, 1))))[0]
+        rounding = (
+            2.0 * _UNIT_ROUNDOFF * (_RADIUS + 1.0) * (d * (n_samples + 2) + d * d + 2)
+        )
+        return (factor / n_samples + rounding) * self.norm_bound**2
 
     def statistic(self, estimator, X, y=None):
         """The exact score of ``estimator`` on the held-out rows ``X``.
@@ -110,10 +140,15 @@ class CovarianceErrorScore:
         moment = stats.second_moment
         if centred:
             moment = moment - np.outer(stats.mean, stats.mean)
-        # In units of B², where every entry of the target is at most 1.
+        # In units of B², where ‖target‖_F ≤ 1; the release is brought within
+        # the radius R, so no number computed below exceeds R + 1.
         scale = self.norm_bound**2
-        released = np.asarray(estimator.covariance_, dtype=np.float64) / scale
-        return -scale * _frobenius(released - moment)
+        released = _within_radius(
+            np.asarray(estimator.covariance_, dtype=np.float64) / scale
+        )
+        if released is None:  # a release with an infinite entry
+            return -math.inf
+        return -scale * float(np.linalg.norm(released - moment))
 
     def __repr__(self):
         return f"CovarianceErrorScore(norm_bound={self.norm_bound!r})"

@@ -21,7 +21,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 from skprivcov._random import SEED_LIMIT, release_generator
 from skprivcov._validation import check_public
 from skprivcov.covariance import BasePrivateCovariance
-from skprivcov.model_selection._cost import planned_charges
+from skprivcov.model_selection._cost import _estimators_among, planned_charges
 from skprivcov.model_selection._private_scores import (
     CovarianceErrorScore,
     PredictionLossScore,
@@ -217,7 +217,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         rows the release read. "auto": None with the default scoring (a
         covariance's error), 0.3 otherwise.
 
-    score_fraction : float > 0, default=0.25
+    score_fraction : float in [1e-3, 1e3], default=0.25
         Without held-out rows, the budget of each run's score as a multiple
         of the largest candidate's ρ (or pure ε); it adds to every run's cost.
         Ignored with held-out rows.
@@ -267,12 +267,11 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     time a fit takes grows with K; a caller who can time the fit learns
     about K (which the guarantee assumes secret), so run it where its
     duration is not observed by the parties the privacy is meant against.
-    No warning escapes the runs (their number would be K), and a run whose
-    fit or score raises (a candidate's refusal of a value, say) scores −∞:
-    which runs fail may depend on the data. Only if every run fails does the
-    search raise, with a message that names nothing. Every step of a
-    candidate must be a skprivcov estimator; the winner's seeds are reset to
-    None.
+    No warning escapes the runs (their number would be K). A run whose fit
+    or score raises (a candidate's refusal of a value, say) fails the whole
+    search, after the charge, with a message that names nothing: one paid
+    bit, as for one fit with ``nonfinite="raise"``. Every step of a candidate
+    must be a skprivcov estimator; the winner's seeds are reset to None.
 
     Examples
     --------
@@ -309,7 +308,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
             None,
             StrOptions({"auto"}),
         ],
-        "score_fraction": [Interval(Real, 0, None, closed="neither")],
+        "score_fraction": [Interval(Real, 1e-3, 1e3, closed="both")],
         "accountant": [None, PrivacyAccountant],
         "random_state": [None, Interval(Integral, 0, SEED_LIMIT, closed="left")],
     }
@@ -386,9 +385,11 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         if self._heldout_fraction() is not None:
             # Disjoint rows: a run costs the larger of the two (parallel).
             return costs, score
-        # The same rows: the score's budget adds to the release's.
+        # The same rows: the score's budget adds to the release's, as curves
+        # when their notions differ (a pure ε entering zCDP as ε²/2 would
+        # overcharge).
         score = score.scaled(self.score_fraction)
-        return [cost + score for cost in costs], score
+        return [_composed(cost, score) for cost in costs], score
 
     def _gamma(self, n_candidates):
         gamma = 1.0 / (30.0 * n_candidates) if self.gamma == "auto" else self.gamma
@@ -492,11 +493,6 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                     best = (score, index, model)
 
         score, index, model = best
-        if not math.isfinite(score):
-            raise RuntimeError(
-                "No run of the search gave a model with a finite score (their "
-                "errors are not shown: which runs fail may depend on the data)."
-            )
         # The winning run's seeds are not published: with them and the
         # search's own seed, anyone could replay its noise and its index.
         model.set_params(**dict.fromkeys(_seed_parameters(model)))
@@ -535,24 +531,35 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
 
 
 def _run(model, scoring, X_train, y_train, X_scored, y_scored):
-    """One run's exact score, or −inf if the fit or the score failed: which
-    runs fail may depend on the data (a candidate's own refusal of a value),
-    and an error raised from a run would publish that, and the run's place."""
+    """One run's exact score (−inf for a release too far to score).
+
+    A run that raises (a candidate's own refusal of a value, such as
+    ``nonfinite="raise"`` on a NaN) fails the whole search, after its charge,
+    with one message that names nothing: scoring it −inf instead would
+    silently rule the candidate out on that data, and its error would tell
+    which run failed."""
     try:
         model.fit(X_train, y_train)
         score = float(scoring.statistic(model, X_scored, y_scored))
     except Exception:
-        return -math.inf
+        raise RuntimeError(
+            "A run of the search failed, after the search was charged. Its error "
+            "is not shown (it may depend on the data, and on which run it was). "
+            "A candidate that refuses a value (nonfinite='raise' and a NaN, say) "
+            "fails the search: give candidates nonfinite='zero', or fit one "
+            "candidate alone to see its error."
+        ) from None
     return score if math.isfinite(score) else -math.inf
 
 
 def _check_private(model):
     """Every estimator in a candidate must be skprivcov's: another library's
-    fit (a scaler, MinCovDet) reads the rows with no privacy and no charge,
-    and its result would be published with the winner."""
-    parts = [model, *model.get_params(deep=True).values()]
+    fit (a scaler, MinCovDet, any object with a ``fit``) reads the rows with
+    no privacy and no charge, and its result would be published with the
+    winner. Found among the deep parameters, and inside their lists."""
+    parts = [model, *_estimators_among(model.get_params(deep=True).values())]
     for part in parts:
-        if not isinstance(part, BaseEstimator) or isinstance(part, Pipeline):
+        if isinstance(part, Pipeline) or not callable(getattr(part, "fit", None)):
             continue
         if not type(part).__module__.startswith("skprivcov."):
             raise TypeError(
@@ -598,6 +605,14 @@ def _reseeded(model, random_state, rng):
         return model.set_params(**dict.fromkeys(names))
     seeds = rng.integers(SEED_LIMIT, size=len(names))
     return model.set_params(**{n: int(s) for n, s in zip(names, seeds, strict=True)})
+
+
+def _composed(cost, score):
+    """A run's release and its score, on the same rows (§14)."""
+    if cost.notion == score.notion or cost.parameter == 0.0:
+        return cost + score
+    curve = np.nextafter(cost.rdp() + score.rdp(), np.inf)
+    return PrivacyCost.renyi(curve).with_caveats(cost.caveats)
 
 
 def _score_noise(rng, sensitivity, cost):
