@@ -24,7 +24,7 @@ rows, **the untuned default wins**. ``alpha="auto"`` (the penalty set from the
 release's noise level) with the public row bound beats both tuned routes at
 every budget. Each route pays for its choice. The free sweep pays in noise:
 each fold release is of a third of the rows. The selection pays in budget:
-each of its runs gets the ρ whose selection costs the whole ε, about a third of
+each of its runs gets the ρ whose selection costs the whole ε, about a quarter of
 one release's, and its model is fit on the 70% of rows that are not held out.
 Tuning privately pays when a default can be badly wrong and the candidates are
 many; it does not pay when a good default can be set from public knowledge.
