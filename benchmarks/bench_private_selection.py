@@ -7,7 +7,7 @@ of the best candidate's in at least 80% of 20 repetitions.
 Each repetition splits the bounded rows (benchmarks/_settings.py: features to
 public ranges, rows divided by √d) 70/30 at random. The search sees the 70%
 only. By default it scores each release on the rows it read (a score of
-ρ = 1/4 added to each run); --validation-fraction F holds out F of them for
+ρ = 1/2 added to each run); --validation-fraction F holds out F of them for
 the scores instead (parallel composition, no added cost). A candidate's
 held-out error is ‖Ĉ − C_test‖_F, Ĉ its release from all 70% and C_test the
 second moment of the 30%, averaged over the repetitions: its expected error.
@@ -76,7 +76,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--validation-fraction", type=float, default=None)
-    parser.add_argument("--score-fraction", type=float, default=0.25)
+    parser.add_argument("--score-fraction", type=float, default=0.5)
     parser.add_argument("--eta", type=float, default=1.0)
     parser.add_argument("--gamma", default="auto")
     args = parser.parse_args()

@@ -197,7 +197,7 @@ def test_the_search_charges_its_announced_cost_once_before_reading():
         "eta": 1.0,
         "gamma": 0.1,
         "validation_fraction": None,
-        "score_fraction": 0.25,
+        "score_fraction": 0.5,
     }
     # A refused search reads nothing and records nothing.
     small = PrivacyAccountant(epsilon=1.0, delta=1e-6)
@@ -384,7 +384,7 @@ def test_a_pure_release_and_a_zcdp_score_compose_as_curves():
         {"cov": [LaplaceCovariance(epsilon=3.0), GaussianCovariance(rho=0.05)]},
         gamma=0.1,
     )
-    score = PrivacyCost.zcdp(0.05 / 4)
+    score = PrivacyCost.zcdp(0.05 / 2)
     runs = [
         PrivacyCost.renyi(
             np.nextafter(PrivacyCost.pure(3.0).rdp() + score.rdp(), np.inf)
@@ -520,11 +520,11 @@ def test_the_search_chooses_among_mechanisms_in_a_pipeline():
         "AdaptiveCovariance",
     }
     # Scored on the rows the release read: a run is a release of ρ = 0.5 and
-    # a score of ρ = 0.5/4 (composition).
+    # a score of ρ = 0.5/2 (composition).
     assert search.privacy_spent_ == selection_cost(
-        [PrivacyCost.zcdp(0.5 + 0.125)], eta=1.0, gamma=1 / 120
+        [PrivacyCost.zcdp(0.5 + 0.25)], eta=1.0, gamma=1 / 120
     )
-    assert search.run_cost_ == PrivacyCost.zcdp(0.625)
+    assert search.run_cost_ == PrivacyCost.zcdp(0.75)
 
 
 def test_pure_candidates_make_a_pure_search():
@@ -537,9 +537,9 @@ def test_pure_candidates_make_a_pure_search():
         accountant=accountant,
         random_state=0,
     ).fit(X)
-    # 2ε per run (η = 0) of a release at ε = 1 and a score at ε = 1/4.
-    assert search.privacy_spent_ == PrivacyCost.pure(2.5)
-    assert accountant.spent == PrivacyCost.pure(2.5)
+    # 2ε per run (η = 0) of a release at ε = 1 and a score at ε = 1/2.
+    assert search.privacy_spent_ == PrivacyCost.pure(3.0)
+    assert accountant.spent == PrivacyCost.pure(3.0)
     heldout = PrivateRandomSearch(
         LaplaceCovariance(epsilon=1.0),
         {"norm_bound": [0.5, 1.0]},

@@ -217,7 +217,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         rows the release read. "auto": None with the default scoring (a
         covariance's error), 0.3 otherwise.
 
-    score_fraction : float in [1e-3, 1e3], default=0.25
+    score_fraction : float in [1e-3, 1e3], default=0.5
         Without held-out rows, the budget of each run's score as a multiple
         of the largest candidate's ρ (or pure ε); it adds to every run's cost.
         Ignored with held-out rows.
@@ -280,7 +280,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     >>> from skprivcov.model_selection import PrivateRandomSearch
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(scale=0.1, size=(20000, 4))
-    >>> accountant = PrivacyAccountant(epsilon=6.0, delta=1e-6)
+    >>> accountant = PrivacyAccountant(epsilon=7.0, delta=1e-6)
     >>> search = PrivateRandomSearch(
     ...     GaussianCovariance(rho=0.1),
     ...     {"norm_bound": [0.1, 0.3, 1.0]},
@@ -289,7 +289,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     >>> search.best_params_
     {'norm_bound': 0.3}
     >>> round(search.privacy_spent_.to_approx_dp(1e-6), 2)
-    5.6
+    6.14
     """
 
     _parameter_constraints: dict = {
@@ -322,7 +322,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         eta=1.0,
         gamma="auto",
         validation_fraction="auto",
-        score_fraction=0.25,
+        score_fraction=0.5,
         accountant=None,
         random_state=None,
     ):
