@@ -625,6 +625,68 @@ class _BitScore:
         return estimator.bit_
 
 
+class _Fixed(BaseEstimator):
+    """A release-free model whose score is 0 exactly; it declares the cost
+    of a release (pure or zCDP) so that the search calibrates its score."""
+
+    __module__ = "skprivcov.tests"  # admitted as skprivcov's, for the test
+
+    def __init__(self, notion="zcdp", random_state=None):
+        self.notion = notion
+        self.random_state = random_state
+
+    def _planned_charges(self):
+        cost = PrivacyCost.zcdp(0.5) if self.notion == "zcdp" else PrivacyCost.pure(2.0)
+        return [(None, cost)]
+
+    def fit(self, X, y=None):
+        self.bit_ = 0.0
+        return self
+
+
+class _ZeroScore(_BitScore):
+    def sensitivity(self, estimator, n_samples):
+        return 0.01
+
+
+@pytest.mark.slow  # 4000 searches per case
+@pytest.mark.parametrize(
+    ("notion", "fraction", "deviation"),
+    [
+        # held out: the score gets the candidate's ρ = 0.5, σ = Δ/√(2ρ)
+        ("zcdp", 0.3, 0.01),
+        # same rows: the score gets ρ = 0.5 × 1/2, σ = Δ/√(2·0.25)
+        ("zcdp", None, 0.01 * math.sqrt(2)),
+        # pure: Laplace of scale Δ/ε, ε = 2 held out, 1 on the same rows
+        ("pure", 0.3, 0.01 / 2),
+        ("pure", None, 0.01 / 1),
+    ],
+)
+def test_the_score_noise_has_its_calibrated_scale(notion, fraction, deviation):
+    # γ = 0.999: one run in 99.9% of searches, so best_score_ is the one
+    # score's noise. Gaussian: its sd; Laplace: its mean |x| (= the scale).
+    X = np.zeros((20, 1))
+    draws = np.array(
+        [
+            PrivateRandomSearch(
+                _Fixed(notion=notion),
+                {"notion": [notion]},
+                scoring=_ZeroScore(),
+                gamma=0.999,
+                validation_fraction=fraction,
+                random_state=seed,
+            )
+            .fit(X)
+            .best_score_
+            for seed in range(4000)
+        ]
+    )
+    spread = np.std(draws) if notion == "zcdp" else np.mean(np.abs(draws))
+    # Relative standard error ≈ 1/√(2·4000) = 1.1% (sd), 1.6% (mean |x|);
+    # 5% is over 3 standard errors and fails a scale 10% off.
+    assert spread == pytest.approx(deviation, rel=0.05)
+
+
 @pytest.mark.slow
 def test_an_audit_of_the_selection_stays_under_its_claim_and_catches_one_runs_cost():
     # D holds one row with x₀ > 1/2, D' none. The best of K runs answers 1 if
