@@ -12,6 +12,7 @@ from sklearn.pipeline import Pipeline
 
 from skprivcov import (
     AdaptiveCovariance,
+    BudgetExceededError,
     GaussianCovariance,
     LaplaceCovariance,
     PrivacyAccountant,
@@ -723,3 +724,28 @@ def test_an_audit_of_the_selection_stays_under_its_claim_and_catches_one_runs_co
     assert claimed == PrivacyCost.pure(3.0)
     assert bound <= claimed.parameter
     assert bound > 1.0  # a search recorded at one run's cost would be caught
+
+
+def test_a_search_over_selections_is_counted_before_it_starts():
+    # skprivcov's GridSearchCV counts a selection's Rényi cost per fit, and
+    # refuses up front when the accountant cannot pay.
+    from skprivcov.model_selection import GridSearchCV, search_cost
+
+    X = _unit_rows(np.random.default_rng(11), 300, 3)
+    accountant = PrivacyAccountant(epsilon=200.0, delta=1e-6)
+    inner = PrivateRandomSearch(
+        GaussianCovariance(rho=0.1), {"norm_bound": [0.5, 1.0]}, accountant=accountant
+    )
+    search = GridSearchCV(inner, {"eta": [1.0, 0.0]}, cv=2)
+    planned = search_cost(search, X)
+    search.fit(X)
+    assert len(accountant.history()) == planned.n_fits == 5
+    assert accountant.spent_epsilon(1e-6) == pytest.approx(
+        planned.total.to_approx_dp(1e-6), rel=1e-9
+    )
+    small = PrivacyAccountant(epsilon=20.0, delta=1e-6)
+    with pytest.raises(BudgetExceededError, match="Nothing was fitted"):
+        GridSearchCV(inner.set_params(accountant=small), {"eta": [1.0, 0.0]}, cv=2).fit(
+            X
+        )
+    assert small.history() == []

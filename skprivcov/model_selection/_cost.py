@@ -140,7 +140,7 @@ class SearchCost:
     def of(cls, n_fits, charges, refit_options=()):
         shown = list(charges)
         if refit_options:
-            shown += max(refit_options, key=lambda plan: sum(c.rho for _, c in plan))
+            shown += max(refit_options, key=_size_of(refit_options))
         grouped = {}
         for accountant, cost in shown:
             key = _ledger_key(accountant)
@@ -156,6 +156,19 @@ class SearchCost:
             for acc, total in self.by_accountant
         )
         return f"SearchCost(n_fits={self.n_fits}, total={self.total}: {shares})"
+
+
+def _size_of(plans):
+    """How the displayed refit is chosen among ``plans``: by the ρ they
+    compose to; by their ε at δ = 1e-6 when one holds a Rényi curve (a
+    private selection), which has no ρ (docs/algorithms.rst §14)."""
+
+    def composed(plan):
+        return sum((cost for _, cost in plan), PrivacyCost.zero())
+
+    if any(cost.notion == "renyi" for plan in plans for _, cost in plan):
+        return lambda plan: composed(plan).to_approx_dp(1e-6)
+    return lambda plan: composed(plan).rho
 
 
 def _ledger_key(accountant):
