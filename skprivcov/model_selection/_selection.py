@@ -611,8 +611,9 @@ def _composed(cost, score):
     """A run's release and its score, on the same rows (§14)."""
     if cost.notion == score.notion or cost.parameter == 0.0:
         return cost + score
-    curve = np.nextafter(cost.rdp() + score.rdp(), np.inf)
-    return PrivacyCost.renyi(curve).with_caveats(cost.caveats)
+    # Different notions add as curves: PrivacyCost's own composition of a
+    # curve (a pure ε entering zCDP as ε²/2 would overcharge).
+    return PrivacyCost.renyi(cost.rdp()).with_caveats(cost.caveats) + score
 
 
 def _score_noise(rng, sensitivity, cost):
