@@ -31,6 +31,7 @@ __all__ = [
     "BUDGET",
     "BUDGET_RANGE",
     "DELTA",
+    "NOISE",
     "NONFINITE",
     "NORM_BOUND",
     "NORM_BOUND_RANGE",
@@ -67,3 +68,5 @@ RELEASE_SEED = [_IntervalOfInts(Integral, 0, SEED_LIMIT - 1, closed="both"), Non
 NONFINITE = [StrOptions(set(NONFINITE_RULES))]
 # The default post-processing of a release (docs/algorithms.rst §4.2, §15), or None.
 PROJECTION = [StrOptions({"psd-trace"}), None]
+# How additive noise is drawn (docs/algorithms.rst §17).
+NOISE = [StrOptions({"hardened", "float"})]

@@ -9,6 +9,11 @@ worker) would replay the same stream and draw the same noise, and the
 difference of two such releases is noise-free (docs/threat_model.rst,
 docs/algorithms.rst §13.4). :func:`check_generator` keeps accepting them for what
 releases nothing (the synthetic data generators).
+
+The generator also says how additive noise is drawn (docs/algorithms.rst §17):
+``noise="hardened"`` (exact discrete noise on a grid, its 64-bit words from
+the operating system's CSPRNG when the seed is None, from the seeded PCG64
+otherwise) or ``noise="float"`` (numpy's continuous samplers).
 """
 
 import numbers
@@ -17,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "SEED_LIMIT",
+    "ReleaseGenerator",
     "check_generator",
     "derived_generator",
     "release_generator",
@@ -32,23 +38,43 @@ __all__ = [
 SEED_LIMIT = 2**63
 
 
-def release_generator(random_state):
+class ReleaseGenerator(np.random.Generator):
+    """A numpy Generator that also carries how a release draws additive noise.
+
+    Attributes
+    ----------
+    noise : {"hardened", "float"}
+        Hardened: exact discrete noise on a grid (docs/algorithms.rst §17).
+    secure : bool
+        Whether the hardened samplers take their words from the OS CSPRNG
+        (``os.urandom``) rather than from this generator's PCG64 stream.
+    """
+
+    def __init__(self, bit_generator, *, noise, secure):
+        super().__init__(bit_generator)
+        self.noise = noise
+        self.secure = secure
+
+
+def release_generator(random_state, noise="float"):
     """The generator of one release's noise.
 
     Parameters
     ----------
     random_state : None or int in [0, 2⁶³)
         None seeds a new generator from OS entropy (never from numpy's global
-        state), so no two fits share noise; an int seeds ``default_rng`` for
-        reproducible experiments (two fits with the same int draw the same
-        noise).
+        state), so no two fits share noise, and hardened noise is drawn from the
+        OS CSPRNG; an int seeds ``default_rng`` for reproducible experiments
+        (two fits with the same int draw the same noise).
+    noise : {"hardened", "float"}, default="float"
+        How additive noise is drawn (docs/algorithms.rst §17).
 
     Returns
     -------
-    rng : numpy.random.Generator
+    rng : ReleaseGenerator
     """
     if random_state is None:
-        return np.random.default_rng()
+        return ReleaseGenerator(np.random.PCG64(), noise=noise, secure=True)
     if isinstance(random_state, numbers.Integral) and not isinstance(
         random_state, bool
     ):
@@ -56,7 +82,9 @@ def release_generator(random_state):
             raise ValueError(
                 f"A seed must be an int in [0, 2**63), got {random_state}."
             )
-        return np.random.default_rng(int(random_state))
+        return ReleaseGenerator(
+            np.random.PCG64(int(random_state)), noise=noise, secure=False
+        )
     raise TypeError(
         "random_state must be None (fresh OS entropy, for real releases) or an "
         "int >= 0 (reproducible experiments); a numpy Generator or RandomState "

@@ -263,9 +263,9 @@ def spied(monkeypatch):
     noisy = _iterative.noisy_eigenvalues
     draw = _iterative.sample_top_eigenvector
 
-    def spy_noisy(values, n_samples, budget, rng):
+    def spy_noisy(values, n_samples, budget, rng, **options):
         calls["values_budget"].append(budget)
-        out = noisy(values, n_samples, budget, rng)
+        out = noisy(values, n_samples, budget, rng, **options)
         calls["noisy"] = out
         return out
 

@@ -36,7 +36,9 @@ def test_each_class_sum_gets_one_release_of_noise_at_the_whole_budget(monkeypatc
     Σ_{i∈c} a aᵀ/n (augmented rows, exactly) gets GaussCov at the whole ρ."""
     X, y = _blobs()
     calls = _spy(monkeypatch)
-    clf = PrivateLinearDiscriminantAnalysis(rho=0.5, random_state=0).fit(X, y)
+    clf = PrivateLinearDiscriminantAnalysis(rho=0.5, noise="float", random_state=0).fit(
+        X, y
+    )
     assert len(calls) == 3
     for label, (moment, n_samples, budget) in zip(clf.classes_, calls, strict=True):
         rows = X[y == label]
@@ -61,10 +63,14 @@ def test_the_joint_sensitivity_is_that_of_one_release(monkeypatch):
         X2[swap] = np.array([0.6, -0.8]) * (swap % 3 + 1) / 3
         y2[swap] = (y[swap] + 1 + swap % 2) % 3
         calls.clear()
-        PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X, y)
+        PrivateLinearDiscriminantAnalysis(rho=1.0, noise="float", random_state=0).fit(
+            X, y
+        )
         first = np.array([moment for moment, _, _ in calls])
         calls.clear()
-        PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X2, y2)
+        PrivateLinearDiscriminantAnalysis(rho=1.0, noise="float", random_state=0).fit(
+            X2, y2
+        )
         second = np.array([moment for moment, _, _ in calls])
         assert np.linalg.norm(first - second) <= math.sqrt(2) / len(X) * (1 + 1e-12)
 
@@ -129,7 +135,9 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     monkeypatch.setattr(_lda, "symmetric_noise", spy)
     calls = _spy(monkeypatch)
     for seed in range(400):
-        clf = PrivateLinearDiscriminantAnalysis(epsilon=0.5, random_state=seed)
+        clf = PrivateLinearDiscriminantAnalysis(
+            epsilon=0.5, noise="float", random_state=seed
+        )
         clf.fit(X, y)
     assert calls == []  # no Gaussian noise
     assert clf.privacy_spent_ == PrivacyCost.pure(0.5)

@@ -199,9 +199,9 @@ def test_projection_budget_split_reaches_each_part(monkeypatch):
     original_trace = _covariance.private_trace_upper_bound
     original_gauss = _covariance.gaussian_covariance
 
-    def spy_trace(trace, n, budget, beta, rng):
+    def spy_trace(trace, n, budget, beta, rng, **options):
         seen["trace"] = budget
-        return original_trace(trace, n, budget, beta, rng)
+        return original_trace(trace, n, budget, beta, rng, **options)
 
     def spy_gauss(second_moment, n, budget, rng):
         seen["matrix"] = budget

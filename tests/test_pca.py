@@ -167,7 +167,7 @@ def test_the_default_release_never_chooses_nothing():
     from skprivcov import AutoCovariance
 
     X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(50, 4))
-    auto = AutoCovariance(assume_centered=False, random_state=0).fit(X)
+    auto = AutoCovariance(assume_centered=False, noise="float", random_state=0).fit(X)
     assert auto.mechanism_ == "zero"
     pca = PrivatePCA(n_components=2, random_state=0).fit(X)
     assert pca.estimator_.get_params()["allow_zero"] is False

@@ -27,6 +27,12 @@ that means to alter releases, and say so in that change::
     python tests/test_releases_unchanged.py --regenerate
 
 A new variant fails here until it is added the same way.
+
+``tests/data/release_digests_float.json`` holds the releases of the same
+variants from before hardened noise (docs/algorithms.rst §17): with
+``noise="float"`` (set on the variant and on every estimator inside it) a
+release must still be those, so the float path is the old one, unchanged.
+Variants added since have no float record; the file is never regenerated.
 """
 
 import hashlib
@@ -41,9 +47,11 @@ import scipy
 import scipy.linalg  # loads SciPy's BLAS, for threadpool_info
 from threadpoolctl import threadpool_info
 
+from skprivcov import GaussianCovariance
 from skprivcov.utils import instances
 
 DIGESTS = Path(__file__).parent / "data" / "release_digests.json"
+FLOAT_DIGESTS = Path(__file__).parent / "data" / "release_digests_float.json"
 VARIANTS = instances()
 
 
@@ -124,6 +132,33 @@ def test_the_release_of_every_variant_is_unchanged(name, estimator, recorded):
     assert matches(published(estimator), expected, same_environment), (
         f"{name}'s release changed"
     )
+
+
+def _with_float_noise(estimator):
+    """The variant with ``noise="float"`` wherever an estimator has it (a
+    consumer's default estimator made explicit first)."""
+    if estimator.get_params(deep=False).get("estimator", "absent") is None:
+        if hasattr(estimator, "_default_estimator"):
+            default = estimator._default_estimator()
+        else:
+            default = GaussianCovariance()  # the ridge models' and FoldReleases'
+        estimator.set_params(estimator=default)
+    params = estimator.get_params(deep=True)
+    estimator.set_params(
+        **{key: "float" for key in params if key.split("__")[-1] == "noise"}
+    )
+    return estimator
+
+
+@pytest.mark.release_digests
+@pytest.mark.parametrize(("name", "estimator"), VARIANTS, ids=[n for n, _ in VARIANTS])
+def test_float_noise_releases_what_it_released_before_hardening(name, estimator):
+    recorded = json.loads(FLOAT_DIGESTS.read_text())
+    if name not in recorded["releases"]:
+        pytest.skip(f"{name} was added after hardened noise")
+    estimator = _with_float_noise(estimator)
+    same_environment = recorded["environment"] == environment()
+    assert matches(published(estimator), recorded["releases"][name], same_environment)
 
 
 def test_every_record_is_of_a_registered_variant(recorded):

@@ -101,7 +101,9 @@ def test_the_projection_never_increases_the_error(estimator):
     else:
         truth = np.cov(X, rowvar=False, bias=True)
     gains = []
-    for seed in range(20):
+    # Projections are rare at this budget for the centred Separate release
+    # (about one fit in seven): enough seeds that some occur.
+    for seed in range(60):
         raw = clone(estimator).set_params(projection=None, random_state=seed).fit(X)
         valid = clone(estimator).set_params(random_state=seed).fit(X)
         raw_error = np.linalg.norm(raw.covariance_ - truth)

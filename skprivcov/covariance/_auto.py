@@ -204,6 +204,7 @@ class AutoCovariance(BasePrivateCovariance):
         assume_centered=True,
         projection="psd-trace",
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -215,6 +216,7 @@ class AutoCovariance(BasePrivateCovariance):
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,
+            noise=noise,
             random_state=random_state,
             accountant=accountant,
         )

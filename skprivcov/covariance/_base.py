@@ -22,6 +22,7 @@ from skprivcov._centering import center
 from skprivcov._constraints import (
     BUDGET,
     DELTA,
+    NOISE,
     NONFINITE,
     NORM_BOUND,
     PROJECTION,
@@ -269,6 +270,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         "assume_centered": ["boolean"],
         "projection": PROJECTION,
         "nonfinite": NONFINITE,
+        "noise": NOISE,
         "random_state": RELEASE_SEED,
         "accountant": [PrivacyAccountant, None],
     }
@@ -290,6 +292,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         assume_centered=True,
         projection="psd-trace",
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -300,6 +303,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self.assume_centered = assume_centered
         self.projection = projection
         self.nonfinite = nonfinite
+        self.noise = noise
         self.random_state = random_state
         self.accountant = accountant
 
@@ -415,7 +419,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self._check_parameters(X)
         self._charge(budget)
         X = as_numeric(X)
-        rng = release_generator(self.random_state)
+        rng = release_generator(self.random_state, noise=self.noise)
         data = ClippedData(
             X, augmented=not self.assume_centered, nonfinite=self.nonfinite
         )

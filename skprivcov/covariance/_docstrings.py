@@ -39,6 +39,19 @@ _SHARED = {
         to each row on its own, so the guarantee holds in full and nothing is
         revealed.
 
+    noise : {"hardened", "float"}, default="hardened"
+        How additive noise is drawn (docs/algorithms.rst §17, docs/threat_model.rst).
+        "hardened": the statistic is rounded to a grid 2^-k and exact discrete
+        Gaussian or Laplace noise on that grid is added, at a sensitivity that
+        also covers the rounding and the floating-point error of the Gram
+        matrix, so the low bits of the release reveal nothing; with
+        ``random_state=None`` its random words come from the operating
+        system's CSPRNG. "float": numpy's continuous samplers, which are not
+        safe in floating point (Mironov 2012); releases are identical to those
+        of skprivcov before hardened noise. Draws that are not additive noise
+        (the Bingham sampler, the nuclear mechanism's chain) are not hardened
+        either way.
+
     random_state : int in [0, 2**63) or None, default=None
         The only source of the noise. None (the default) draws fresh OS
         entropy for every fit: use it for real releases. An int makes releases

@@ -181,6 +181,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         assume_centered=True,
         projection="psd-trace",
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -192,6 +193,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,
+            noise=noise,
             random_state=random_state,
             accountant=accountant,
         )

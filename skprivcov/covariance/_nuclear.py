@@ -167,6 +167,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
         norm_bound=1.0,
         assume_centered=True,
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -178,6 +179,7 @@ class NuclearLaplaceCovariance(BasePrivateCovariance):
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,
+            noise=noise,
             random_state=random_state,
             accountant=accountant,
         )

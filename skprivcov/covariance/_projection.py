@@ -95,6 +95,7 @@ class ProjectionCovariance(BasePrivateCovariance):
         assume_centered=True,
         projection="psd-trace",
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -106,6 +107,7 @@ class ProjectionCovariance(BasePrivateCovariance):
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,
+            noise=noise,
             random_state=random_state,
             accountant=accountant,
         )

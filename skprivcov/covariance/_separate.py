@@ -89,6 +89,7 @@ class SeparateCovariance(BasePrivateCovariance):
         assume_centered=True,
         projection="psd-trace",
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -100,6 +101,7 @@ class SeparateCovariance(BasePrivateCovariance):
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,
+            noise=noise,
             random_state=random_state,
             accountant=accountant,
         )

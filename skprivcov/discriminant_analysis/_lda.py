@@ -20,6 +20,7 @@ from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGH
 from skprivcov._constraints import (
     BUDGET,
     DELTA,
+    NOISE,
     NONFINITE,
     NORM_BOUND,
     RELEASE_SEED,
@@ -34,14 +35,20 @@ from skprivcov.mechanisms import (
     laplace_scale,
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
+    second_moment_l2_sensitivity,
     symmetric_noise,
+)
+from skprivcov.mechanisms._hardened import (
+    gram_error_bound,
+    hardened_noise,
+    is_hardened,
 )
 from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolve_budget
 
 __all__ = ["PrivateLinearDiscriminantAnalysis"]
 
 
-def _noisy_class_sum(moment, n_samples, budget, rng):
+def _noisy_class_sum(moment, n_samples, budget, rng, n_classes):
     """One class's sum with the noise of the joint release (§15).
 
     zCDP: jointly the sums have the Frobenius sensitivity of one release, so
@@ -49,10 +56,29 @@ def _noisy_class_sum(moment, n_samples, budget, rng):
     budget per class). Pure: symmetric Laplace noise at the joint ℓ1
     sensitivity of all classes' upper triangles, at the whole ε.
     """
+    d = moment.shape[0] - 1
+    if is_hardened(rng):
+        # §17, jointly over the classes: the rounding of every class's
+        # coordinates counts; the float error of all the class sums together
+        # is within one Gram bound (Σ_c Σ_{i∈c}‖zᵢ‖² ≤ n), ℓ1 within d + 1 times.
+        error = gram_error_bound(n_samples, d + 1)
+        if budget.notion == "zcdp":
+            sensitivity = second_moment_l2_sensitivity(n_samples)
+        else:
+            sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
+            error *= d + 1
+        return hardened_noise(
+            moment,
+            sensitivity,
+            budget,
+            rng,
+            statistic_error=error,
+            symmetric=True,
+            n_releases=n_classes,
+        )
     if budget.notion == "zcdp":
         noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)
         return noisy
-    d = moment.shape[0] - 1
     scale = laplace_scale(per_class_sums_l1_sensitivity(d, n_samples), budget.parameter)
     return moment + symmetric_noise(d + 1, scale, rng, distribution="laplace")
 
@@ -104,6 +130,11 @@ class PrivateLinearDiscriminantAnalysis(
     nonfinite : {"raise", "zero"}, default="raise"
         Rows with a NaN, infinite or non-number entry: refused (after the
         charge) or taken as zero rows, as in the covariance estimators.
+
+    noise : {"hardened", "float"}, default="hardened"
+        How additive noise is drawn, as in the covariance estimators
+        (docs/algorithms.rst §17): exact discrete noise on a grid, or numpy's
+        continuous samplers.
 
     random_state : int in [0, 2**63) or None, default=None
         The only source of the noise. None draws fresh OS entropy: use it for
@@ -177,6 +208,7 @@ class PrivateLinearDiscriminantAnalysis(
         "norm_bound": NORM_BOUND,
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "nonfinite": NONFINITE,
+        "noise": NOISE,
         "random_state": RELEASE_SEED,
         "accountant": [PrivacyAccountant, None],
     }
@@ -191,6 +223,7 @@ class PrivateLinearDiscriminantAnalysis(
         norm_bound=1.0,
         n_components=None,
         nonfinite="raise",
+        noise="hardened",
         random_state=None,
         accountant=None,
     ):
@@ -201,6 +234,7 @@ class PrivateLinearDiscriminantAnalysis(
         self.norm_bound = norm_bound
         self.n_components = n_components
         self.nonfinite = nonfinite
+        self.noise = noise
         self.random_state = random_state
         self.accountant = accountant
 
@@ -277,7 +311,7 @@ class PrivateLinearDiscriminantAnalysis(
         if self.n_components is not None:
             self._check_n_components(classes.size, X.shape[1])
         X = as_numeric(X)
-        rng = release_generator(self.random_state)
+        rng = release_generator(self.random_state, noise=self.noise)
         n_samples, n_features = X.shape
         bound = float(self.norm_bound)
         releases = []
@@ -289,7 +323,9 @@ class PrivateLinearDiscriminantAnalysis(
                 moment = data.target(bound).matrix * (rows.size / n_samples)
             else:
                 moment = np.zeros((n_features + 1, n_features + 1))
-            releases.append(_noisy_class_sum(moment, n_samples, budget, rng))
+            releases.append(
+                _noisy_class_sum(moment, n_samples, budget, rng, classes.size)
+            )
         self.classes_ = classes
         self._fit_from_releases(np.array(releases), n_samples, budget, bound)
         self.privacy_spent_ = budget

@@ -18,6 +18,12 @@ from skprivcov.mechanisms._eigen import (
     eigvalsh_descending,
     from_eigenpairs,
 )
+from skprivcov.mechanisms._hardened import (
+    eigenvalue_error_bound,
+    gram_error_bound,
+    hardened_noise,
+    is_hardened,
+)
 from skprivcov.mechanisms._noise import symmetric_noise
 from skprivcov.mechanisms._nuclear import nuclear_laplace_noise
 from skprivcov.mechanisms._projections import (
@@ -65,8 +71,21 @@ def gaussian_covariance(second_moment, n_samples, budget, rng):
     """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; docs/algorithms.rst §3.1)."""
     _require_notion(budget, "zcdp", "GaussCov")
     parts = split_budget("gaussian", budget)
+    sensitivity = second_moment_l2_sensitivity(n_samples)
+    if is_hardened(rng):
+        # §17: the upper triangle's ℓ2 float error is at most the Frobenius one.
+        error = gram_error_bound(n_samples, second_moment.shape[0])
+        release = hardened_noise(
+            second_moment,
+            sensitivity,
+            parts[0].cost,
+            rng,
+            statistic_error=error,
+            symmetric=True,
+        )
+        return release, parts
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
-    scale = gaussian_scale(second_moment_l2_sensitivity(n_samples), parts[0].cost.rho)
+    scale = gaussian_scale(sensitivity, parts[0].cost.rho)
     noise = symmetric_noise(second_moment.shape[0], scale, rng, distribution="gaussian")
     return second_moment + noise, parts
 
@@ -81,6 +100,19 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
     parts = split_budget("laplace", budget)
     d = second_moment.shape[0]
     sensitivity = second_moment_l1_sensitivity(d, n_samples)
+    if is_hardened(rng):
+        # §17: the upper triangle's ℓ1 float error is at most d times the
+        # Frobenius bound (Σ_{j≤k} Σᵢ|z_ij z_ik| ≤ Σᵢ‖zᵢ‖₁² ≤ d·Σᵢ‖zᵢ‖²).
+        error = d * gram_error_bound(n_samples, d)
+        release = hardened_noise(
+            second_moment,
+            sensitivity,
+            parts[0].cost,
+            rng,
+            statistic_error=error,
+            symmetric=True,
+        )
+        return release, parts
     scale = laplace_scale(sensitivity, parts[0].cost.parameter)
     return second_moment + symmetric_noise(d, scale, rng, distribution="laplace"), parts
 
@@ -102,12 +134,23 @@ def eigenvalue_noise_scale(n_samples, budget):
     return laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
 
 
-def noisy_eigenvalues(values, n_samples, budget, rng):
+def noisy_eigenvalues(values, n_samples, budget, rng, *, n_columns=None):
     """Λ + Gaussian or Laplace noise at :func:`eigenvalue_noise_scale`.
 
     ``values`` may be the k largest eigenvalues only: a sub-vector has at most
-    the sensitivity of the whole sorted vector.
+    the sensitivity of the whole sorted vector. ``n_columns`` is the dimension
+    of the matrix they come from (default: ``values.size``), for the float
+    error bound of hardened noise (§17).
     """
+    if is_hardened(rng):
+        d = values.size if n_columns is None else n_columns
+        error = eigenvalue_error_bound(n_samples, d)
+        if budget.notion == "zcdp":
+            sensitivity = eigenvalues_l2_sensitivity(n_samples)
+        else:
+            sensitivity = eigenvalues_l1_sensitivity(n_samples)
+            error *= np.sqrt(values.size)  # ℓ1 ≤ √k·ℓ2
+        return hardened_noise(values, sensitivity, budget, rng, statistic_error=error)
     scale = eigenvalue_noise_scale(n_samples, budget)
     if budget.notion == "zcdp":
         return values + scale * rng.standard_normal(values.size)
@@ -173,12 +216,18 @@ def projection_covariance(
         trace_bound = UNIT_TRACE
     else:
         trace_budget, matrix_budget = (part.cost for part in parts)
+        # A float trace is within √d·‖M̃ − M‖_F of the exact one (§17).
+        trace_error = 0.0
+        if trace is None:
+            d = second_moment.shape[0]
+            trace_error = np.sqrt(d) * gram_error_bound(n_samples, d)
         trace_bound, _ = private_trace_upper_bound(
             np.trace(second_moment) if trace is None else trace,
             n_samples,
             trace_budget,
             beta,
             rng,
+            trace_error=trace_error,
         )
     noisy, _ = gaussian_covariance(second_moment, n_samples, matrix_budget, rng)
     return project_psd_trace_ball(noisy, trace_bound), parts

@@ -253,7 +253,9 @@ def iterative_eigen_covariance(
     # One eigendecomposition of Σ serves the eigenvalues' release and the
     # first draw.
     decomposition = eigh_descending(second_moment)
-    noisy = noisy_eigenvalues(decomposition[0][:k], n_samples, values_budget, rng)
+    noisy = noisy_eigenvalues(
+        decomposition[0][:k], n_samples, values_budget, rng, n_columns=d
+    )
     values = _EIGENVALUE_PROJECTIONS[eigenvalue_projection](np.sort(noisy)[::-1])
 
     n_paid = k - 1 if (update == "project" and k == d) else k

@@ -4,7 +4,7 @@ import numpy as np
 
 from skprivcov._symmetric import mirror_upper, row_blocks
 
-__all__ = ["symmetric_noise"]
+__all__ = ["symmetric_from_upper", "symmetric_noise"]
 
 _DRAWS = {
     "gaussian": lambda rng, size: rng.standard_normal(size),
@@ -34,17 +34,22 @@ def symmetric_noise(n_features, scale, rng, *, distribution):
     noise : ndarray of shape (n_features, n_features)
         Exactly symmetric.
     """
-    d = n_features
-    values = _DRAWS[distribution](rng, d * (d + 1) // 2)
+    values = _DRAWS[distribution](rng, n_features * (n_features + 1) // 2)
     values *= scale
+    return symmetric_from_upper(values, n_features)
+
+
+def symmetric_from_upper(values, d):
+    """The symmetric d×d matrix whose upper triangle, row by row, is ``values``
+    (d(d+1)/2 of them, of any dtype)."""
     # The values fill the upper triangle row by row (row i gets d − i of them),
     # a block of rows at a time; then the lower triangle mirrors it.
-    noise = np.empty((d, d))
+    matrix = np.empty((d, d), dtype=values.dtype)
     used = 0
     for start, stop in row_blocks(d):
         # Row start + i keeps the columns j ≥ start + i.
         upper = ~np.tri(stop - start, d, start - 1, dtype=bool)
         count = (stop - start) * d - (start + stop - 1) * (stop - start) // 2
-        noise[start:stop][upper] = values[used : used + count]
+        matrix[start:stop][upper] = values[used : used + count]
         used += count
-    return mirror_upper(noise)
+    return mirror_upper(matrix)

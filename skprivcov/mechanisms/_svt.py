@@ -4,6 +4,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from skprivcov.mechanisms._hardened import grid_laplace, is_hardened
+
 __all__ = ["above_threshold"]
 
 # Query noise is drawn this many at a time, so a long query list is never
@@ -47,18 +49,28 @@ def above_threshold(queries, threshold, epsilon, rng):
     index : int or None
         0-based index of the first query above the noisy threshold, or None.
     """
-    threshold_noise = rng.laplace(0.0, 2.0 / epsilon)
-    noisy_threshold = Fraction(threshold) + Fraction(threshold_noise)
+    noisy_threshold = Fraction(threshold) + _laplace(2.0 / epsilon, 1, rng)[1](0)
     level = float(noisy_threshold)
     for start in range(0, len(queries), _CHUNK):
         block = list(queries[start : start + _CHUNK])
-        noise = rng.laplace(0.0, 4.0 / epsilon, len(block))
+        noise, exact_noise = _laplace(4.0 / epsilon, len(block), rng)
         approximate = np.array([float(q) for q in block]) + noise
         slack = _SCREEN * (np.abs(approximate) + np.abs(noise) + abs(level) + 1.0)
         for i in np.flatnonzero(approximate >= level - slack):
-            if _exact(block[i]) + Fraction(float(noise[i])) >= noisy_threshold:
+            if _exact(block[i]) + exact_noise(int(i)) >= noisy_threshold:
                 return start + int(i)
     return None
+
+
+def _laplace(scale, size, rng):
+    """(noise as floats, noise i as an exact Fraction): Lap(scale) from numpy,
+    or with hardened noise (§17) the discrete Laplace on a grid (exact as
+    integers times the grid; the floats only screen)."""
+    if not is_hardened(rng):
+        noise = rng.laplace(0.0, scale, size)
+        return noise, lambda i: Fraction(float(noise[i]))
+    draws, grid = grid_laplace(scale, size, rng)
+    return draws * float(grid), lambda i: int(draws[i]) * grid
 
 
 def _exact(value):

@@ -3,6 +3,7 @@
 import math
 from fractions import Fraction
 
+from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
 from skprivcov.mechanisms._sensitivity import (
     gaussian_scale,
     laplace_scale,
@@ -12,7 +13,19 @@ from skprivcov.mechanisms._sensitivity import (
 __all__ = ["private_trace_upper_bound"]
 
 
-def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.0):
+def _shift(sensitivity, budget, beta):
+    """The shift that makes the noisy trace an upper bound with probability
+    1 − β (Gaussian tail for zCDP, Laplace tail for pure)."""
+    if budget.notion == "zcdp":
+        sigma = gaussian_scale(sensitivity, budget.rho)
+        return sigma * math.sqrt(2.0 * math.log(1.0 / beta))
+    scale = laplace_scale(sensitivity, budget.parameter)
+    return scale * math.log(1.0 / (2.0 * beta))
+
+
+def private_trace_upper_bound(
+    trace, n_samples, budget, beta, rng, *, ceiling=1.0, trace_error=0.0
+):
     """A private upper bound on tr Σ of unit-ball rows (sensitivity Δ = 1/n).
 
     zCDP budget (docs/algorithms.rst §3.5 step 4, §3.7): the Gaussian mechanism,
@@ -42,6 +55,9 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     rng : numpy.random.Generator
     ceiling : float, default=1.0
         Public upper bound on tr Σ.
+    trace_error : float, default=0.0
+        Public bound on |trace − tr Σ| for a float ``trace`` (hardened noise
+        adds it to the sensitivity, docs/algorithms.rst §17).
 
     Returns
     -------
@@ -49,6 +65,14 @@ def private_trace_upper_bound(trace, n_samples, budget, beta, rng, *, ceiling=1.
     spent : PrivacyCost
     """
     sensitivity = trace_sensitivity(n_samples)
+    if is_hardened(rng):
+        # §17: the exact trace on a grid plus exact discrete noise; the shift
+        # and the clipping are post-processing.
+        noisy = hardened_noise(
+            Fraction(trace), sensitivity, budget, rng, statistic_error=trace_error
+        )
+        shift = 0.0 if beta is None else _shift(sensitivity, budget, beta)
+        return min(max(noisy + shift, 0.0), ceiling), budget
     if budget.notion == "zcdp":
         sigma = gaussian_scale(sensitivity, budget.rho)
         noise = sigma * rng.standard_normal()

@@ -18,9 +18,11 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from skprivcov._constraints import NOISE
 from skprivcov._random import SEED_LIMIT, release_generator
 from skprivcov._validation import check_public
 from skprivcov.covariance import BasePrivateCovariance
+from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
 from skprivcov.model_selection._cost import _estimators_among, planned_charges
 from skprivcov.model_selection._private_scores import (
     CovarianceErrorScore,
@@ -225,6 +227,10 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     accountant : PrivacyAccountant, default=None
         Charged the whole cost once, before any value is read.
 
+    noise : {"hardened", "float"}, default="hardened"
+        How the scores' noise is drawn (docs/algorithms.rst §17); each
+        candidate's release follows its own ``noise`` parameter.
+
     random_state : int in [0, 2**63) or None, default=None
         Seeds the split, the number of runs, the draws of candidates, every
         run's release (each its own seed) and the scores' noise. None: fresh
@@ -287,7 +293,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
     ...     accountant=accountant, random_state=0,
     ... ).fit(X)
     >>> search.best_params_
-    {'norm_bound': 0.3}
+    {'norm_bound': 1.0}
     >>> round(search.privacy_spent_.to_approx_dp(1e-6), 2)
     6.14
     """
@@ -310,6 +316,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         ],
         "score_fraction": [Interval(Real, 1e-3, 1e3, closed="both")],
         "accountant": [None, PrivacyAccountant],
+        "noise": NOISE,
         "random_state": [None, Interval(Integral, 0, SEED_LIMIT, closed="left")],
     }
 
@@ -324,6 +331,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         validation_fraction="auto",
         score_fraction=0.5,
         accountant=None,
+        noise="hardened",
         random_state=None,
     ):
         self.estimator = estimator
@@ -334,6 +342,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.score_fraction = score_fraction
         self.accountant = accountant
+        self.noise = noise
         self.random_state = random_state
 
     def _candidates(self):
@@ -463,7 +472,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                     "score_fraction": None if fraction else float(self.score_fraction),
                 },
             )
-        rng = release_generator(self.random_state)
+        rng = release_generator(self.random_state, noise=self.noise)
         if fraction is None:
             X_train, X_heldout, y_train, y_heldout = X, X, y, y
         else:
@@ -484,10 +493,12 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                 model = _reseeded(clone(models[index]), self.random_state, rng)
                 score = _run(model, scoring, X_train, y_train, X_heldout, y_heldout)
                 noise_rng = (
-                    rng if self.random_state is not None else release_generator(None)
+                    rng
+                    if self.random_state is not None
+                    else release_generator(None, noise=self.noise)
                 )
-                score += _score_noise(
-                    noise_rng, scoring.sensitivity(model, n_heldout), score_cost
+                score = _noisy_score(
+                    score, noise_rng, scoring.sensitivity(model, n_heldout), score_cost
                 )
                 if best is None or score > best[0]:
                     best = (score, index, model)
@@ -616,15 +627,20 @@ def _composed(cost, score):
     return PrivacyCost.renyi(cost.rdp()).with_caveats(cost.caveats) + score
 
 
-def _score_noise(rng, sensitivity, cost):
-    """Gaussian noise of deviation Δ/√(2ρ) for a ρ-zCDP score, Laplace of
-    scale Δ/ε for a pure one (§2, §14). Δ is raised by a relative 1e−9: the
-    score is computed in floating point, and may move by a few ulps more
-    than its exact sensitivity (§13.6)."""
+def _noisy_score(score, rng, sensitivity, cost):
+    """The score plus Gaussian noise of deviation Δ/√(2ρ) for a ρ-zCDP score,
+    Laplace of scale Δ/ε for a pure one (§2, §14); with hardened noise, the
+    score on a grid plus exact discrete noise (§17). Δ is raised by a relative
+    1e−9: the score is computed in floating point, and may move by a few ulps
+    more than its exact sensitivity (§13.6)."""
     sensitivity *= 1.0 + 1e-9
+    if is_hardened(rng):
+        return float(hardened_noise(np.array([score]), sensitivity, cost, rng)[0])
     if cost.notion == "zcdp":
-        return float(rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter)))
-    return float(rng.laplace(0.0, sensitivity / cost.parameter))
+        noise = rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter))
+    else:
+        noise = rng.laplace(0.0, sensitivity / cost.parameter)
+    return score + float(noise)
 
 
 def _largest(costs):

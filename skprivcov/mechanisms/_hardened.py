@@ -1,0 +1,275 @@
+"""Hardened additive noise: the statistic on a grid, exact discrete noise (§17).
+
+The float path adds numpy's continuous Gaussian or Laplace noise to a float
+statistic; its output's low bits can reveal the statistic (Mironov 2012). The
+hardened path (docs/algorithms.rst §17, "As implemented"):
+
+1. picks a grid g = 2^−k from public values only: the largest power of two with
+   σ/g ≥ 2^48 (σ the noise scale of the plain mechanism);
+2. rounds the statistic to the grid, s = g·round(v/g) (exact: a power-of-two
+   scaling and an integer rounding);
+3. draws integer noise Z exactly (:mod:`._discrete`), the discrete Gaussian
+   for a zCDP budget, the discrete Laplace for a pure one, at a scale that
+   covers the sensitivity inflated by the rounding (‖s − v‖ ≤ g/2 per
+   coordinate) and by the public bound on the statistic's own floating-point
+   error (:func:`gram_error_bound`);
+4. returns s + g·Z. Both terms are exact multiples of g, so the float sum is the
+   correctly rounded value of the exact discrete release: post-processing.
+
+Privacy: the discrete Gaussian N_ℤ(0, σ_Z²) on a vector of ℓ2 sensitivity Δ
+(in grid units) is Δ²/(2σ_Z²)-zCDP (CKS20 Thm 14), the discrete Laplace of
+scale t on ℓ1 sensitivity Δ is (Δ/t)-DP; the scales are chosen so that these are
+at most the budget's ρ or ε.
+"""
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+
+from skprivcov.mechanisms._discrete import (
+    discrete_gaussian,
+    discrete_gaussian_variance,
+    discrete_laplace,
+    words_of,
+)
+from skprivcov.mechanisms._noise import symmetric_from_upper
+
+__all__ = [
+    "HARDENED",
+    "eigenvalue_error_bound",
+    "gram_error_bound",
+    "grid_laplace",
+    "hardened_noise",
+    "is_hardened",
+    "noise_plan",
+]
+
+HARDENED = "hardened"
+NOISE_MODES = (HARDENED, "float")
+
+_UNIT_ROUNDOFF = 2.0**-53
+# σ/g in [2^48, 2^49): the rounding costs a relative √m·2^−48/√(2ρ) of the
+# sensitivity, and every integer of the sampler stays below 2^50.
+_GRID_UNITS_BITS = 48
+# Every computed scale is raised by this relative margin, which covers the
+# rounding of the float operations that compute it (a few ulps).
+_MARGIN = 1.0 + 2.0**-40
+
+
+def is_hardened(rng):
+    """Whether ``rng`` (see ``skprivcov._random.release_generator``) asks for
+    hardened noise."""
+    return getattr(rng, "noise", "float") == HARDENED
+
+
+def _gamma(count):
+    """Higham's γ_N = N·u/(1 − N·u): the relative error bound of a sum of N
+    terms in any order (Higham, Accuracy and Stability, Lemma 3.1 and §3.1)."""
+    nu = count * _UNIT_ROUNDOFF
+    if nu >= 0.5:
+        return math.inf
+    return nu / (1.0 - nu)
+
+
+def gram_error_bound(n_samples, n_columns):
+    """Public bound on ‖M̃ − M‖_F for a second moment computed by skprivcov.
+
+    M̃ is the float matrix that ``skprivcov._stats`` computes (and
+    ``skprivcov._centering.augment`` augments), M the exact second moment of the
+    rows as the library scaled them (each row's own function). Each entry is a
+    sum of n products (up to three roundings each: the CSC path weights one
+    factor), added in whatever order BLAS, scipy or dask choose, then divided
+    by n: |M̃_jk − M_jk| ≤ γ_{n+8}·(1/n)Σᵢ|z_ij z_ik| (Higham). The matrix of
+    the (1/n)Σᵢ|z_ij||z_ik| has Frobenius norm at most (1/n)Σᵢ‖zᵢ‖² ≤ r², where
+    r = 1 + (n_columns + 8)·u bounds the norm of a scaled row (its norm is
+    computed with a relative error of about d·u/2). The augmented matrix adds
+    at most as much again for its mean column; its weights c_x² + c_0² exceed 1
+    by at most 4u. Underflow adds at most 2^−1070 per entry.
+
+    Returns
+    -------
+    bound : float
+        2·γ_{n+8}·r²·(1 + 4u) + n_columns·2^−1070, rounded up.
+    """
+    radius = 1.0 + (n_columns + 8) * _UNIT_ROUNDOFF
+    bound = 2.0 * _gamma(n_samples + 8) * radius**2 * (1.0 + 4 * _UNIT_ROUNDOFF)
+    return (bound + n_columns * 2.0**-1070) * _MARGIN
+
+
+def eigenvalue_error_bound(n_samples, n_columns):
+    """Bound on ‖λ̂ − λ(M)‖₂ for eigenvalues computed from M̃.
+
+    ‖λ(M̃) − λ(M)‖₂ ≤ ‖M̃ − M‖_F (Hoffman–Wielandt) is bounded by
+    :func:`gram_error_bound`. LAPACK's eigenvalues are those of M̃ + F with
+    ‖F‖₂ ≤ p(d)·u·‖M̃‖₂ (backward stability); p(d) has no published constant, so
+    this takes p(d) = 64·d, that is ‖λ̂ − λ(M̃)‖₂ ≤ 64·d^{3/2}·u for ‖M̃‖₂ ≤ 1
+    (an assumption, listed in docs/threat_model.rst).
+    """
+    lapack = 64.0 * n_columns**1.5 * _UNIT_ROUNDOFF
+    return (gram_error_bound(n_samples, n_columns) + lapack) * _MARGIN
+
+
+def _grid(scale):
+    """The largest power of two g with scale/g ≥ 2^48."""
+    if not 2.0**-900 < scale < 2.0**900:
+        raise ValueError(
+            "The noise scale is outside [2^-900, 2^900]: no grid for hardened "
+            "noise (use noise='float')."
+        )
+    _, exponent = math.frexp(scale)  # scale = m·2^e, m ∈ [½, 1)
+    return math.ldexp(1.0, exponent - 1 - _GRID_UNITS_BITS)
+
+
+def _on_grid(values, grid):
+    """g·round(v/g), exactly (a power-of-two scaling, then rint)."""
+    return np.rint(values / grid) * grid
+
+
+def _plus_grid_noise(rounded, grid, draws):
+    """rounded + g·Z, each entry the correctly rounded value of the exact sum.
+
+    g·Z is exact for |Z| < 2^53; the rare larger draws are added as integers."""
+    out = rounded + grid * draws.astype(float)
+    for i in np.flatnonzero(np.abs(draws) >= 1 << 53):
+        exact = Fraction(float(rounded.flat[i])) + int(draws.flat[i]) * Fraction(grid)
+        out.flat[i] = float(exact)
+    return out
+
+
+def _words(rng):
+    return words_of(rng, secure=getattr(rng, "secure", False))
+
+
+def grid_laplace(scale, size, rng):
+    """Laplace noise on a grid: g·Z with Z discrete Laplace of scale ⌈b/g⌉.
+
+    For the sparse vector technique (§17): its proof shifts the threshold's
+    noise by 1 and a query's by 2, both multiples of g ≤ 1, and the discrete
+    Laplace of scale t ≥ b/g changes by a factor at most e^{s/(g t)} ≤ e^{s/b}
+    under a shift s, as the continuous Lap(b) does.
+
+    Returns
+    -------
+    draws : ndarray of int64
+        Z.
+    grid : Fraction
+        g, so the noise is exactly ``draws[i] * grid``.
+    """
+    grid = _grid(scale)
+    draws = discrete_laplace(math.ceil(scale / grid * _MARGIN), size, _words(rng))
+    return draws, Fraction(grid)
+
+
+class NoisePlan(NamedTuple):
+    """How :func:`hardened_noise` noises a statistic (public values only).
+
+    grid : g = 2^−k.
+    sensitivity : the inflated sensitivity Δ' (exact + float error + rounding).
+    gaussian : discrete Gaussian (zCDP) or discrete Laplace (pure).
+    units : the discrete law's parameter in grid units: the smallest σ the
+        discrete Gaussian may have (it draws σ_Z ≥ this, see
+        ``discrete_gaussian_variance``), or the discrete Laplace's integer t.
+    """
+
+    grid: float
+    sensitivity: float
+    gaussian: bool
+    units: float
+
+    def discrete_cost(self):
+        """The discrete mechanism's own guarantee, exactly (a Fraction): ρ =
+        (Δ'/g)²/(2σ_Z²) for the discrete Gaussian (CKS20 Thm 14), ε = (Δ'/g)/t
+        for the discrete Laplace."""
+        in_units = Fraction(self.sensitivity) / Fraction(self.grid)
+        if self.gaussian:
+            _, variance = discrete_gaussian_variance(self.units)
+            return in_units**2 / (2 * variance)
+        return in_units / self.units
+
+
+def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
+    """The grid, inflated sensitivity and discrete scale for ``coordinates``
+    noised coordinates (docs/algorithms.rst §17, "As implemented").
+
+    The grid is the largest power of two g with σ/g ≥ 2^48, σ the plain
+    mechanism's scale (Δ/√(2ρ) or Δ/ε). Neighbours' rounded statistics differ
+    by at most Δ, plus each one's float error, plus g/2 per coordinate for each
+    rounding: Δ' = Δ + 2E + g·√m (ℓ2) or Δ + 2E + g·m (ℓ1), then the discrete
+    scale is Δ'/√(2ρ) or Δ'/ε in grid units, rounded up.
+    """
+    gaussian = budget.notion == "zcdp"
+    if gaussian:
+        rate = math.sqrt(2.0 * budget.rho)
+        rounding_spread = math.sqrt(coordinates)
+    else:
+        rate = budget.parameter
+        rounding_spread = coordinates
+    grid = _grid(sensitivity / rate)
+    inflated = (sensitivity + 2.0 * statistic_error + grid * rounding_spread) * _MARGIN
+    units = inflated / rate / grid * _MARGIN
+    return NoisePlan(grid, inflated, gaussian, units if gaussian else math.ceil(units))
+
+
+def hardened_noise(
+    values,
+    sensitivity,
+    budget,
+    rng,
+    *,
+    statistic_error=0.0,
+    symmetric=False,
+    n_releases=1,
+):
+    """``values`` plus exact discrete noise on a grid, private for ``budget``.
+
+    Parameters
+    ----------
+    values : ndarray or Fraction
+        The statistic: a float array (a symmetric matrix if ``symmetric``,
+        whose upper triangle is the released vector), or one exact Fraction.
+    sensitivity : float
+        Its ℓ2 (zCDP budget) or ℓ1 (pure budget) sensitivity in exact
+        arithmetic.
+    budget : PrivacyCost
+        A zCDP or pure cost, spent in full.
+    rng : numpy.random.Generator
+        ``release_generator``'s; its ``secure`` flag picks the OS CSPRNG.
+    statistic_error : float, default=0.0
+        Public bound on the distance, in the sensitivity's norm, between the
+        computed statistic and its exact value (counted twice: both neighbours).
+    symmetric : bool, default=False
+        Noise the upper triangle and mirror it.
+    n_releases : int, default=1
+        The number of such calls, on the same grid, whose statistics together
+        have the given sensitivity (the per-class sums of private LDA): the
+        rounding of all their coordinates counts.
+
+    Returns
+    -------
+    release : ndarray or float
+    """
+    scalar = isinstance(values, Fraction)
+    if sensitivity == 0.0 and statistic_error == 0.0:
+        # A statistic that no row can move needs no noise (as σ = 0 adds none).
+        return float(values) if scalar else values.copy()
+    d = 1 if scalar else values.shape[0]
+    coordinates = d * (d + 1) // 2 if symmetric else (1 if scalar else values.size)
+    plan = noise_plan(
+        sensitivity, budget, coordinates * n_releases, statistic_error=statistic_error
+    )
+    words = _words(rng)
+    if plan.gaussian:
+        draws, _ = discrete_gaussian(plan.units, coordinates, words)
+    else:
+        draws = discrete_laplace(plan.units, coordinates, words)
+    grid = plan.grid
+    if scalar:
+        exact = Fraction(round(values / Fraction(grid)) + int(draws[0])) * Fraction(
+            grid
+        )
+        return float(exact)
+    if symmetric:
+        draws = symmetric_from_upper(draws, d)
+    return _plus_grid_noise(_on_grid(values, grid), grid, draws.reshape(values.shape))
