@@ -77,24 +77,34 @@ def gram_error_bound(n_samples, n_columns):
     """Public bound on ‖M̃ − M‖_F for a second moment computed by skprivcov.
 
     M̃ is the float matrix that ``skprivcov._stats`` computes (and
-    ``skprivcov._centering.augment`` augments), M the exact second moment of the
-    rows as the library scaled them (each row's own function). Each entry is a
-    sum of n products (up to three roundings each: the CSC path weights one
-    factor), added in whatever order BLAS, scipy or dask choose, then divided
-    by n: |M̃_jk − M_jk| ≤ γ_{n+8}·(1/n)Σᵢ|z_ij z_ik| (Higham). The matrix of
-    the (1/n)Σᵢ|z_ij||z_ik| has Frobenius norm at most (1/n)Σᵢ‖zᵢ‖² ≤ r², where
-    r = 1 + (n_columns + 8)·u bounds the norm of a scaled row (its norm is
-    computed with a relative error of about d·u/2). The augmented matrix adds
-    at most as much again for its mean column; its weights c_x² + c_0² exceed 1
-    by at most 4u. Underflow adds at most 2^−1070 per entry.
+    ``skprivcov._centering.augment`` augments); M is the exact second moment of
+    unit-ball rows that the sensitivity √2/n is about. Three steps:
+
+    * The rows. Row i is scaled by a float factor fᵢ ≈ 1/max(‖xᵢ‖, B) computed
+      from a float norm (relative error about d·u/2), so the exact rows xᵢfᵢ
+      have norm at most r = 1 + (d + 8)·u; augmented with the float weights
+      c_x = c_0 ≈ 1/√2 (c_x² + c_0² ≤ 1 + 4u), at most R with
+      R² = r²(1 + 4u). M is the second moment of the rows xᵢfᵢ/R (norm ≤ 1), and
+      M_R = R²·M that of the rows xᵢfᵢ: ‖M_R − M‖_F = (R² − 1)‖M‖_F ≤ R² − 1.
+    * The sums. Each entry of M_R is a sum of n products (up to three roundings
+      each: the CSC path weights one factor by fᵢ²), added in whatever order
+      BLAS, scipy or dask choose, then divided by n: the float entry is within
+      γ_{n+8}·(1/n)Σᵢ|aᵢⱼ aᵢₖ| (Higham, Accuracy and Stability of Numerical
+      Algorithms, §3.1, any order of summation), and the matrix of those sums
+      has Frobenius norm at most (1/n)Σᵢ‖aᵢ‖² ≤ R². The augmented matrix adds at
+      most half as much again for its mean column, and a rounding of its
+      weights: in all at most 2·γ_{n+8}·R².
+    * Underflow adds at most 2^−1070 per entry.
 
     Returns
     -------
     bound : float
-        2·γ_{n+8}·r²·(1 + 4u) + n_columns·2^−1070, rounded up.
+        2·γ_{n+8}·R² + (R² − 1) + n_columns·2^−1070, raised by a relative
+        2^−40 for the rounding of this computation.
     """
     radius = 1.0 + (n_columns + 8) * _UNIT_ROUNDOFF
-    bound = 2.0 * _gamma(n_samples + 8) * radius**2 * (1.0 + 4 * _UNIT_ROUNDOFF)
+    squared = radius**2 * (1.0 + 4 * _UNIT_ROUNDOFF)
+    bound = 2.0 * _gamma(n_samples + 8) * squared + (squared - 1.0)
     return (bound + n_columns * 2.0**-1070) * _MARGIN
 
 

@@ -15,6 +15,7 @@ scale reduced) whose audit must exceed the claimed ε.
 """
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -263,12 +264,28 @@ class AuditCase:
     bug_label: str
 
 
+@contextlib.contextmanager
 def _planted(function, factor):
-    """A context in which ``mechanisms._covariance.<function>`` (a noise scale)
-    is multiplied by ``factor``."""
-    from skprivcov.mechanisms import _covariance
+    """A context in which ``mechanisms._covariance.<function>`` (a noise scale
+    of the float path) is multiplied by ``factor``, and so is every discrete
+    noise scale of the hardened path (docs/algorithms.rst §17)."""
+    from skprivcov.mechanisms import _covariance, _hardened
 
-    return _scaled(_covariance, function, factor)
+    plan = _hardened.noise_plan
+
+    def smaller_plan(*args, **kwargs):
+        honest = plan(*args, **kwargs)
+        units = honest.units * factor
+        return honest._replace(
+            units=units if honest.gaussian else max(1, math.ceil(units))
+        )
+
+    with _scaled(_covariance, function, factor):
+        _hardened.noise_plan = smaller_plan
+        try:
+            yield
+        finally:
+            _hardened.noise_plan = plan
 
 
 def _make_audited(name, variant, budget, seed):

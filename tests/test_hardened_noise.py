@@ -1,0 +1,499 @@
+"""Hardened noise (docs/algorithms.rst §17): exact discrete samplers, releases on
+a grid, sensitivities that cover the float error, and the CSPRNG.
+
+Sampler laws are checked by χ² on 10⁶ draws against the exact pmf (bin masses
+from closed forms, tails pooled into two bins), at the 10⁻⁴ level; the same
+draws against the law of a 10% larger scale must fail, so the test has the
+power to see a scale error of that size.
+"""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import sparse, stats
+
+from skprivcov import (
+    AdaptiveCovariance,
+    GaussianCovariance,
+    LaplaceCovariance,
+    SeparateCovariance,
+)
+from skprivcov._random import release_generator
+from skprivcov._stats import unit_ball_statistics
+from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.mechanisms import (
+    _discrete,
+    gaussian_covariance,
+    gaussian_scale,
+    laplace_covariance,
+    laplace_scale,
+    noisy_eigenvalues,
+    private_trace_upper_bound,
+    second_moment_l1_sensitivity,
+    second_moment_l2_sensitivity,
+)
+from skprivcov.mechanisms._discrete import (
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+    words_of,
+)
+from skprivcov.mechanisms._hardened import (
+    gram_error_bound,
+    grid_laplace,
+    noise_plan,
+)
+from skprivcov.privacy import PrivacyCost
+
+LEVEL = 1e-4
+
+
+def _words(seed):
+    return words_of(np.random.default_rng(seed))
+
+
+# --- The samplers' laws --------------------------------------------------------------
+
+
+def _laplace_masses(t, edges):
+    """Masses of [edges[i], edges[i+1]) for integer edges, plus the two tails,
+    under the discrete Laplace of scale t: P(X ≥ m) = q^m/(1 + q) for m ≥ 1,
+    q = e^{−1/t}, and the law is symmetric."""
+    t = float(t)
+
+    def tail(m):
+        return math.exp(-m / t) / (1.0 + math.exp(-1.0 / t))
+
+    cdf = [tail(1 - k) if k <= 0 else 1.0 - tail(k) for k in edges]  # P(X < k)
+    return np.concatenate([[cdf[0]], np.diff(cdf), [1.0 - cdf[-1]]])
+
+
+def _gaussian_masses(variance, edges):
+    """Masses of [edges[i], edges[i+1]) under N_ℤ(0, σ²), plus the tails: the
+    pmf summed over the integers for σ ≤ 1000; beyond, the normal mass of
+    [a − ½, b − ½) (the midpoint rule per integer, relative error below
+    1/(24σ²) < 1e−7 per bin)."""
+    sigma = math.sqrt(variance)
+    edges = np.asarray(edges)
+    if sigma <= 1000:
+        reach = math.ceil(40 * sigma) + 1
+        support = np.arange(-reach, reach + 1)
+        pmf = np.exp(-(support.astype(float) ** 2) / (2.0 * variance))
+        pmf /= pmf.sum()
+        below = np.concatenate([[0.0], np.cumsum(pmf)])
+        cdf = below[np.searchsorted(support, edges)]  # P(X < k)
+    else:
+        cdf = stats.norm.cdf((edges.astype(float) - 0.5) / sigma)
+    return np.concatenate([[cdf[0]], np.diff(cdf), [1.0 - cdf[-1]]])
+
+
+def _binned(draws, edges):
+    """Counts of x < edges[0], of each [edges[i], edges[i+1]), and of
+    x ≥ edges[-1]."""
+    return np.bincount(
+        np.searchsorted(edges, draws, side="right"), minlength=len(edges) + 1
+    )
+
+
+def _chi_square_p(counts, masses):
+    """The χ² p-value, adjacent bins merged until each expects at least 5."""
+    expected = masses * counts.sum()
+    merged_counts, merged_expected = [0.0], [0.0]
+    for count, mass in zip(counts, expected, strict=True):
+        if merged_expected[-1] >= 5.0:
+            merged_counts.append(0.0)
+            merged_expected.append(0.0)
+        merged_counts[-1] += count
+        merged_expected[-1] += mass
+    if merged_expected[-1] < 5.0 and len(merged_expected) > 1:
+        merged_counts[-2] += merged_counts.pop()
+        merged_expected[-2] += merged_expected.pop()
+    merged_counts, merged_expected = np.array(merged_counts), np.array(merged_expected)
+    statistic = np.sum((merged_counts - merged_expected) ** 2 / merged_expected)
+    return stats.chi2.sf(statistic, len(merged_counts) - 1)
+
+
+def _edges(scale, spread):
+    """Integer bin edges over ±spread·scale (at least ±12), about 60 bins."""
+    top = max(12, math.ceil(scale * spread))
+    step = max(1, top // 30)
+    top = step * math.ceil(top / step)
+    return np.arange(-top, top + step, step)
+
+
+LAPLACE_SCALES = [1, 3, Fraction(7, 2), Fraction(1, 3), 1000, 2**40]
+
+
+@pytest.mark.parametrize("scale", LAPLACE_SCALES, ids=str)
+def test_discrete_laplace_has_its_exact_law(scale):
+    draws = discrete_laplace(scale, 10**6, _words(1))
+    t = float(scale)
+    edges = _edges(t, 6.0)
+    counts = _binned(draws, edges)
+    assert _chi_square_p(counts, _laplace_masses(t, edges)) > LEVEL
+    assert _chi_square_p(counts, _laplace_masses(1.1 * t, edges)) < LEVEL
+
+
+GAUSSIAN_SIGMAS = [0.5, 1.0, 2.7, 100.0, 2.0**20, 2.0**45]
+
+
+@pytest.mark.parametrize("sigma", GAUSSIAN_SIGMAS, ids=str)
+def test_discrete_gaussian_has_its_exact_law(sigma):
+    draws, variance = discrete_gaussian(sigma, 10**6, _words(2))
+    top = math.ceil(sigma) + 1
+    assert variance == top * (top - 1) and variance >= sigma**2
+    edges = _edges(math.sqrt(variance), 4.5)
+    counts = _binned(draws, edges)
+    assert _chi_square_p(counts, _gaussian_masses(variance, edges)) > LEVEL
+    assert _chi_square_p(counts, _gaussian_masses(1.21 * variance, edges)) < LEVEL
+
+
+def test_small_discrete_gaussian_matches_its_pmf_point_by_point():
+    """σ² = 2 (T = 2): the pmf summed directly, every integer its own bin."""
+    draws, variance = discrete_gaussian(1.0, 10**6, _words(3))
+    assert variance == 2
+    support = np.arange(-9, 10)
+    weights = np.exp(-(np.arange(-60, 61) ** 2) / (2.0 * variance))
+    pmf = np.exp(-(support**2) / (2.0 * variance)) / weights.sum()
+    counts = np.array([np.sum(draws == k) for k in support])
+    masses = np.concatenate([pmf, [1.0 - pmf.sum()]])
+    counts = np.concatenate([counts, [draws.size - counts.sum()]])
+    assert _chi_square_p(counts[:-1], masses[:-1] / masses[:-1].sum()) > LEVEL
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", ["laplace", "gaussian"])
+def test_the_exact_fallback_draws_the_same_law(monkeypatch, sampler):
+    """With the float filter's band widened to 0.05, about a tenth of all
+    coins (and of the geometric draws) are decided by the exact rational path:
+    the law is still exact."""
+    monkeypatch.setattr(_discrete, "FILTER_BAND", 0.05)
+    if sampler == "laplace":
+        draws = discrete_laplace(Fraction(5, 2), 60_000, _words(4))
+        edges = _edges(2.5, 6.0)
+        masses = _laplace_masses(2.5, edges)
+    else:
+        draws, variance = discrete_gaussian(3.0, 60_000, _words(5))
+        edges = _edges(math.sqrt(variance), 4.5)
+        masses = _gaussian_masses(variance, edges)
+    assert _chi_square_p(_binned(draws, edges), masses) > LEVEL
+
+
+@pytest.mark.parametrize("band", [2.0**-30, 0.2])
+def test_exp_coins_have_probability_exp_minus_gamma(monkeypatch, band):
+    """Bernoulli(exp(−γ)) for γ from 0 to 40, by the filter and (band 0.2) mostly
+    by the exact path; each frequency within 5 binomial deviations."""
+    monkeypatch.setattr(_discrete, "FILTER_BAND", band)
+    gammas = [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2), Fraction(7)]
+    n = 200_000 if band < 0.1 else 3_000
+    for gamma in gammas:
+        coins = bernoulli_exp(
+            np.full(n, float(gamma)), lambda i, g=gamma: g, _words(int(gamma * 6))
+        )
+        p = math.exp(-gamma)
+        assert abs(coins.mean() - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+def test_rational_bounds_enclose_exp():
+    mpmath.mp.prec = 400
+    for gamma in [
+        Fraction(0),
+        Fraction(1, 3),
+        Fraction(7, 2),
+        Fraction(25),
+        Fraction(10**5 + 1, 3),
+    ]:
+        low, high = _discrete._exp_bounds(gamma, 120)
+        exact = mpmath.exp(-mpmath.mpf(gamma.numerator) / gamma.denominator)
+        assert mpmath.mpf(low.numerator) / low.denominator <= exact
+        assert exact <= mpmath.mpf(high.numerator) / high.denominator
+        assert high - low <= Fraction(1, 2**118)
+
+
+def test_numpy_exp_is_well_inside_the_filter_band():
+    """The filter assumes |np.exp(−x) − e^{−x}| ≤ 2⁻⁴⁰ (the band is 2⁻³⁰): checked
+    on 20 000 points of [0, 50] and near 0."""
+    mpmath.mp.prec = 80
+    x = np.concatenate(
+        [np.random.default_rng(6).uniform(0, 50, 20_000), np.geomspace(1e-300, 1, 200)]
+    )
+    approximate = np.exp(-x)
+    worst = max(
+        abs(float(mpmath.exp(-mpmath.mpf(v))) - a)
+        for v, a in zip(x, approximate, strict=True)
+    )
+    assert worst <= 2.0**-40
+
+
+def test_seeded_draws_are_reproducible_and_urandom_is_used_without_a_seed(monkeypatch):
+    calls = []
+    real = _discrete.os.urandom
+
+    def counting(size):
+        calls.append(size)
+        return real(size)
+
+    monkeypatch.setattr(_discrete.os, "urandom", counting)
+    X = np.random.default_rng(7).normal(size=(300, 4)) * 0.3
+    first = GaussianCovariance(rho=1.0, random_state=5).fit(X).covariance_
+    second = GaussianCovariance(rho=1.0, random_state=5).fit(X).covariance_
+    np.testing.assert_array_equal(first, second)
+    assert calls == []
+    GaussianCovariance(rho=1.0).fit(X)
+    assert sum(calls) >= 8 * 10  # at least one word per noised coordinate
+
+
+# --- Releases on a grid, with the calibrated noise ------------------------------------
+
+
+def _stat(d=12, n=500, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    return unit_ball_statistics(X, 1.0)
+
+
+def test_hardened_releases_are_exact_multiples_of_the_grid():
+    """The output minus the rounded statistic is g times an integer in every
+    entry: the low bits carry nothing of the statistic (Mironov 2012)."""
+    stats_ = _stat()
+    n, d = stats_.n_samples, stats_.second_moment.shape[0]
+    for budget, function, sensitivity in [
+        (PrivacyCost.zcdp(0.5), gaussian_covariance, second_moment_l2_sensitivity(n)),
+        (PrivacyCost.pure(1.0), laplace_covariance, second_moment_l1_sensitivity(d, n)),
+    ]:
+        release, _ = function(
+            stats_.second_moment, n, budget, release_generator(0, noise="hardened")
+        )
+        plan = noise_plan(sensitivity, budget, d * (d + 1) // 2, statistic_error=0.0)
+        units = release / plan.grid
+        assert np.all(units == np.rint(units))
+        np.testing.assert_array_equal(release, release.T)
+
+
+def _deviation_tolerance(draws, laplace):
+    """Five standard errors of the scale estimate: of the standard deviation
+    (relative 1/√(2N)) or of the mean absolute value (relative 1/√N)."""
+    tolerance = 5.0 / math.sqrt(draws if laplace else 2 * draws)
+    assert tolerance < 0.1  # a 10% scale error fails
+    return tolerance
+
+
+def _upper(matrix):
+    return matrix[np.triu_indices(matrix.shape[0])]
+
+
+@pytest.mark.parametrize("notion", ["zcdp", "pure"])
+def test_hardened_matrix_noise_has_the_continuous_scale(notion):
+    stats_ = _stat(d=10)
+    n, d = stats_.n_samples, 10
+    if notion == "zcdp":
+        budget, function = PrivacyCost.zcdp(0.5), gaussian_covariance
+        scale = gaussian_scale(second_moment_l2_sensitivity(n), 0.5)
+    else:
+        budget, function = PrivacyCost.pure(1.0), laplace_covariance
+        scale = laplace_scale(second_moment_l1_sensitivity(d, n), 1.0)
+    noise = np.concatenate(
+        [
+            _upper(
+                function(
+                    stats_.second_moment,
+                    n,
+                    budget,
+                    release_generator(s, noise="hardened"),
+                )[0]
+                - stats_.second_moment
+            )
+            for s in range(60)
+        ]
+    )
+    estimate = np.mean(np.abs(noise)) if notion == "pure" else np.std(noise)
+    tolerance = _deviation_tolerance(noise.size, notion == "pure")
+    assert estimate == pytest.approx(scale, rel=tolerance)
+
+
+@pytest.mark.parametrize("notion", ["zcdp", "pure"])
+def test_hardened_eigenvalue_and_trace_noise_have_the_continuous_scale(notion):
+    n = 1000
+    budget = PrivacyCost.zcdp(0.5) if notion == "zcdp" else PrivacyCost.pure(1.0)
+    values = np.linspace(0.3, 0.01, 20)
+    eigen = np.concatenate(
+        [
+            noisy_eigenvalues(values, n, budget, release_generator(s, noise="hardened"))
+            - values
+            for s in range(150)
+        ]
+    )
+    traces = np.array(
+        [
+            private_trace_upper_bound(
+                Fraction(1, 3),
+                n,
+                budget,
+                None,
+                release_generator(s, noise="hardened"),
+                ceiling=10.0,
+            )[0]
+            - 1 / 3
+            for s in range(3000)
+        ]
+    )
+    if notion == "zcdp":
+        eigen_scale = gaussian_scale(math.sqrt(2) / n, 0.5)
+        trace_scale = gaussian_scale(1 / n, 0.5)
+    else:
+        eigen_scale = laplace_scale(2 / n, 1.0)
+        trace_scale = laplace_scale(1 / n, 1.0)
+    for noise, scale in [(eigen, eigen_scale), (traces, trace_scale)]:
+        laplace = notion == "pure"
+        estimate = np.mean(np.abs(noise)) if laplace else np.std(noise)
+        assert estimate == pytest.approx(
+            scale, rel=_deviation_tolerance(noise.size, laplace)
+        )
+
+
+def test_hardened_sparse_vector_noise_has_its_laplace_scale():
+    draws, grid = grid_laplace(0.25, 20_000, release_generator(0, noise="hardened"))
+    noise = draws * float(grid)
+    assert np.mean(np.abs(noise)) == pytest.approx(
+        0.25, rel=_deviation_tolerance(noise.size, True)
+    )
+    assert float(grid) <= 0.25 * 2.0**-48 and float(grid).hex().startswith("0x1.0")
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        GaussianCovariance(rho=0.3),
+        LaplaceCovariance(epsilon=0.7),
+        SeparateCovariance(rho=0.3, assume_centered=False),
+        AdaptiveCovariance(rho=0.3),
+    ],
+    ids=repr,
+)
+def test_hardened_fits_spend_their_budget_exactly(estimator):
+    X = np.random.default_rng(8).normal(size=(400, 5)) * 0.3
+    fitted = estimator.set_params(random_state=0).fit(X)
+    assert fitted.get_params()["noise"] == "hardened"
+    assert fitted.privacy_spent_ == estimator.fit_cost()
+
+
+@pytest.mark.parametrize("notion", ["zcdp", "pure"])
+def test_the_discrete_guarantee_is_within_the_budget(notion):
+    """The discrete mechanism's own cost, computed exactly, is at most the
+    budget and within a relative 1e−6 of it, from tiny to huge budgets."""
+    for parameter in [1e-12, 1e-3, 0.5, 3.0, 1e4]:
+        for n, d in [(1, 1), (100, 3), (10**5, 1000), (10**9, 4000)]:
+            budget = (
+                PrivacyCost.zcdp(parameter)
+                if notion == "zcdp"
+                else PrivacyCost.pure(parameter)
+            )
+            sensitivity = (
+                second_moment_l2_sensitivity(n)
+                if notion == "zcdp"
+                else second_moment_l1_sensitivity(d, n)
+            )
+            plan = noise_plan(
+                sensitivity,
+                budget,
+                d * (d + 1) // 2,
+                statistic_error=gram_error_bound(n, d),
+            )
+            cost = plan.discrete_cost()
+            assert cost <= Fraction(parameter)
+            assert cost >= Fraction(parameter) * Fraction(999_999, 10**6) or n >= 10**9
+
+
+# --- The float error of the statistic -----------------------------------------------
+
+
+def _exact_second_moment(X, norm_bound, augmented):
+    """(1/n)Σ fᵢ² xᵢxᵢᵀ exactly (Fractions), fᵢ the library's float factor
+    1/max(‖xᵢ‖, B), augmented with the float weights c_x = c_0 if asked."""
+    from skprivcov._centering import CONSTANT_WEIGHT, FEATURE_WEIGHT
+    from skprivcov._clipping import row_norms, unit_ball_factors
+
+    dense = X.toarray() if sparse.issparse(X) else np.asarray(X, dtype=float)
+    # The factors as the library computes them, from the format's own norms.
+    norms = row_norms(X) if sparse.issparse(X) else row_norms(dense)
+    factors = unit_ball_factors(norms, norm_bound)
+    n, d = dense.shape
+    rows = [
+        [Fraction(float(v)) * Fraction(float(f)) for v in row]
+        for row, f in zip(dense, factors, strict=True)
+    ]
+    if augmented:
+        cx, c0 = Fraction(FEATURE_WEIGHT), Fraction(CONSTANT_WEIGHT)
+        rows = [[cx * v for v in row] + [c0] for row in rows]
+        d += 1
+    moment = [
+        [sum(row[j] * row[k] for row in rows) / n for k in range(d)] for j in range(d)
+    ]
+    return moment
+
+
+def _frobenius_gap(computed, exact):
+    return math.sqrt(
+        sum(
+            float((Fraction(float(computed[j, k])) - exact[j][k]) ** 2)
+            for j in range(len(exact))
+            for k in range(len(exact))
+        )
+    )
+
+
+def _adversarial_rows(rng, n, d):
+    """Rows built to make float sums round badly: entries of wildly different
+    magnitudes, long runs of the same value, thirds and near-unit norms."""
+    kind = rng.integers(4)
+    if kind == 0:
+        X = rng.choice([1 / 3, -1 / 3, 1e-8 / 3, 0.1], size=(n, d))
+    elif kind == 1:
+        X = np.full((n, d), 1 / 3) * rng.choice([1.0, 1 + 2.0**-40], size=(n, d))
+    elif kind == 2:
+        X = rng.normal(size=(n, d)) * np.logspace(0, -12, d)
+    else:
+        X = rng.uniform(0.5, 1.0, size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0.999, 1.001, (n, 1))
+    return X
+
+
+FORMATS = {
+    "dense": lambda X: X,
+    "float32": lambda X: X.astype(np.float32),
+    "csr": sparse.csr_matrix,
+    "csc": sparse.csc_matrix,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("augmented", [False, True])
+def test_the_gram_error_stays_within_its_public_bound(fmt, augmented):
+    """Adversarial rows (and neighbours of them): the computed second moment is
+    within gram_error_bound of the exact one of the rows as scaled, and two
+    neighbours' computed moments within √2/n + 2·bound. The largest ratio seen
+    is far below 1: the bound is a worst case over summation orders."""
+    rng = np.random.default_rng(9)
+    worst = 0.0
+    for _ in range(12):
+        n, d = int(rng.integers(50, 400)), int(rng.integers(2, 5))
+        rows = _adversarial_rows(rng, n, d)
+        X = FORMATS[fmt](rows)
+        data = ClippedData(X, augmented=augmented, nonfinite="raise")
+        computed = data.target(1.0).matrix
+        exact = _exact_second_moment(X, 1.0, augmented)
+        gap = _frobenius_gap(computed, exact)
+        bound = gram_error_bound(n, computed.shape[0])
+        worst = max(worst, gap / bound)
+        neighbour = rows.copy()
+        neighbour[0] = -rows[-1]
+        other = ClippedData(
+            FORMATS[fmt](neighbour), augmented=augmented, nonfinite="raise"
+        ).target(1.0)
+        moved = np.linalg.norm(other.matrix - computed)
+        assert moved <= math.sqrt(2) / n + 2 * bound
+    assert worst <= 1.0
