@@ -28,10 +28,11 @@ units of its standard error (the two columns' errors taken as independent).
     python benchmarks/bench_hardened_noise.py [--quick] [--n 100000]
         [--ds 1000 4000] [--utility-repeats 100] [--n-jobs -1]
 
-``--quick`` (under a minute): n = 20000, d = 300, 10 utility repetitions.
+``--quick`` (under a minute): n = 20000, d = 300, 5 utility repetitions.
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -369,12 +370,16 @@ def main():
     parser.add_argument("--utility-repeats", type=int, default=100)
     parser.add_argument("--budget", type=float, default=0.1, help="ρ and ε")
     parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--skip-utility", action="store_true")
     args = parser.parse_args()
     if args.quick:
-        args.n, args.ds, args.utility_repeats = 20_000, [300], 10
+        args.n, args.ds, args.utility_repeats = 20_000, [300], 5
+    # Timings on a small machine mean little if something else is running.
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     start = time.perf_counter()
-    timing(args)
+    if not args.skip_timing:
+        timing(args)
     inflation(args.ds[0])
     if not args.skip_utility:
         utility(args)

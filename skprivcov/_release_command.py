@@ -98,6 +98,13 @@ def _add_shared_arguments(parser, output_help):
         "budget is spent) or treat the row as zeros",
     )
     parser.add_argument(
+        "--noise",
+        choices=("hardened", "float"),
+        default="hardened",
+        help="exact discrete noise on a grid, from the OS CSPRNG without "
+        "--seed (default), or numpy's floating-point samplers",
+    )
+    parser.add_argument(
         "--skip-header",
         action="store_true",
         help="the CSV file's first line holds column names",
@@ -268,6 +275,7 @@ def _estimator(args):
         norm_bound=_norm_bound(args),
         assume_centered=args.assume_centered,
         nonfinite=args.nonfinite,
+        noise=args.noise,
         random_state=args.seed,
     )
 
@@ -280,6 +288,7 @@ def _pca(args):
         **_budget(args),
         "norm_bound": _norm_bound(args),
         "nonfinite": args.nonfinite,
+        "noise": args.noise,
     }
     if MECHANISMS[args.mechanism] is AutoCovariance:
         settings["allow_zero"] = False  # as PrivatePCA's default (docs/pca.rst)

@@ -87,6 +87,23 @@ def test_release_writes_the_estimators_release_and_a_record(
     assert "7" not in json.dumps(record["parameters"])
 
 
+@pytest.mark.parametrize("noise", ["hardened", "float"])
+def test_noise_is_chosen_and_recorded(files, noise):
+    """--noise picks how the noise is drawn (docs/algorithms.rst §17): the
+    release is the estimator's with that ``noise``, and the record says it."""
+    code = _release(
+        files / "rows.npy", "-o", files / "out.npy", "--seed", 3, "--noise", noise,
+        "--mechanism", "gaussian",
+    )  # fmt: skip
+    assert code == 0
+    reference = GaussianCovariance(
+        noise=noise, assume_centered=False, random_state=3
+    ).fit(ROWS)
+    np.testing.assert_array_equal(np.load(files / "out.npy"), reference.covariance_)
+    record = json.loads((files / "out.npy.json").read_text())
+    assert record["parameters"]["noise"] == noise
+
+
 def test_release_without_a_budget_uses_the_mechanisms_default(files):
     assert _release(files / "rows.npy", "-o", files / "out.npy", "--seed", 1) == 0
     record = json.loads((files / "out.npy.json").read_text())

@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from skprivcov import NuclearLaplaceCovariance, PrivacyAccountant, PrivacyCost
+from skprivcov._random import release_generator
 from skprivcov.mechanisms import (
     _covariance,
     _nuclear,
@@ -288,9 +289,9 @@ def test_private_radius_follows_algorithm_two(spied_noise, monkeypatch):
     laplace_scales = []
     real = _covariance._private_nuclear_radius
 
-    def spy(trace, n_samples, budget, rng):
+    def spy(trace, n_samples, budget, rng, n_columns):
         laplace_scales.append(budget)
-        return real(trace, n_samples, budget, rng)
+        return real(trace, n_samples, budget, rng, n_columns)
 
     monkeypatch.setattr(_covariance, "_private_nuclear_radius", spy)
     _, parts = nuclear_laplace_covariance(
@@ -313,15 +314,17 @@ def test_private_radius_follows_algorithm_two(spied_noise, monkeypatch):
     assert compose_parts(parts).parameter == pytest.approx(1.0, rel=1e-14)
 
 
-def test_private_radius_noise_scale():
-    """t = 2·tr Σ + Lap(10/(εn)) at the radius budget ε/5: E|t − 2tr| = 10/(εn)."""
+@pytest.mark.parametrize("noise", ["float", "hardened"])
+def test_private_radius_noise_scale(noise):
+    """t = 2·tr Σ + Lap(10/(εn)) at the radius budget ε/5: E|t − 2tr| = 10/(εn);
+    hardened (§17), the discrete Laplace on a grid at the same scale."""
     S, n = _second_moment(scale=0.5)  # 2·tr Σ ≈ 0.5: clipping to [0, 1] is rare
     epsilon = 5.0
-    rng = np.random.default_rng(10)
+    rng = release_generator(10, noise=noise)
     radii = np.array(
         [
             _covariance._private_nuclear_radius(
-                np.trace(S), n, PrivacyCost.pure(epsilon / 5), rng
+                np.trace(S), n, PrivacyCost.pure(epsilon / 5), rng, S.shape[0]
             )
             for _ in range(4000)
         ]

@@ -26,10 +26,16 @@ from skprivcov.mechanisms._covariance import (
     projection_covariance,
     separate_covariance,
 )
+from skprivcov.mechanisms._discrete import discrete_gaussian, discrete_laplace
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
     eigvalsh_descending,
     from_eigenpairs,
+)
+from skprivcov.mechanisms._hardened import (
+    gram_error_bound,
+    hardened_noise,
+    noise_plan,
 )
 from skprivcov.mechanisms._iterative import (
     draw_epsilons,
@@ -78,6 +84,8 @@ __all__ = [
     "adaptive_plan",
     "adaptive_release",
     "bingham_envelope",
+    "discrete_gaussian",
+    "discrete_laplace",
     "draw_epsilons",
     "eigenvalue_noise_scale",
     "eigenvalues_l1_sensitivity",
@@ -88,12 +96,15 @@ __all__ = [
     "from_eigenpairs",
     "gaussian_covariance",
     "gaussian_scale",
+    "gram_error_bound",
     "haar_orthogonal",
+    "hardened_noise",
     "high_concentration_trials",
     "iterative_eigen_covariance",
     "laplace_covariance",
     "laplace_scale",
     "noise_level",
+    "noise_plan",
     "noisy_covariance",
     "noisy_eigenvalues",
     "nuclear_chain_diagnostics",

@@ -233,13 +233,25 @@ def projection_covariance(
     return project_psd_trace_ball(noisy, trace_bound), parts
 
 
-def _private_nuclear_radius(trace, n_samples, budget, rng):
+def _private_nuclear_radius(trace, n_samples, budget, rng, n_columns):
     """dON Alg. 2's radius t = max(0, 2·tr Σ + Lap(10/(εn))) at ε/5 = ``budget``:
     2·tr Σ has sensitivity 2/n, and (2/n)/(ε/5) = 10/(εn) (§6.6). The sum is
     exact and rounded once (§13.6). Capped at 1 [choice]: ‖Σ‖_* = tr Σ ≤ 1 is
     public, so the capped ball still contains Σ and is never larger
     (post-processing)."""
-    scale = laplace_scale(2.0 * trace_sensitivity(n_samples), budget.parameter)
+    sensitivity = 2.0 * trace_sensitivity(n_samples)
+    if is_hardened(rng):
+        # §17: 2·tr Σ on a grid plus exact discrete Laplace noise; a float
+        # trace carries its error √d·‖M̃ − M‖_F, twice.
+        error = 0.0
+        if not isinstance(trace, Fraction):
+            d = n_columns
+            error = 2.0 * np.sqrt(d) * gram_error_bound(n_samples, d)
+        radius = hardened_noise(
+            2 * Fraction(trace), sensitivity, budget, rng, statistic_error=error
+        )
+        return min(max(radius, 0.0), UNIT_TRACE)
+    scale = laplace_scale(sensitivity, budget.parameter)
     radius = float(2 * Fraction(trace) + Fraction(rng.laplace(0.0, scale)))
     return min(max(radius, 0.0), UNIT_TRACE)
 
@@ -294,6 +306,7 @@ def nuclear_laplace_covariance(
             n_samples,
             parts[1].cost,
             rng,
+            second_moment.shape[0],
         )
     scale = laplace_scale(
         second_moment_nuclear_sensitivity(n_samples), noise_budget.parameter
