@@ -34,6 +34,7 @@ units of its standard error (the two columns' errors taken as independent).
 import argparse
 import os
 import time
+from typing import NamedTuple
 
 import numpy as np
 from _experiment import Panel, Point, run_panel
@@ -99,28 +100,45 @@ def noise_sd_ratio(release, moment, nominal):
     return float(np.std(release[rows, columns] - moment[rows, columns]) / nominal)
 
 
-# label → (estimator factory, zCDP?, needs SeparateCov's eigendecompositions?)
-ESTIMATORS = {
-    "GaussianCovariance(rho=1)": (lambda: GaussianCovariance(rho=1.0), True, False),
-    "LaplaceCovariance(epsilon=1)": (
-        lambda: LaplaceCovariance(epsilon=1.0),
-        False,
+def gaussian_sd(n, d):
+    return gaussian_scale(second_moment_l2_sensitivity(n), 1.0)
+
+
+def laplace_sd(n, d):
+    return np.sqrt(2.0) * laplace_scale(second_moment_l1_sensitivity(d, n), 1.0)
+
+
+class Timed(NamedTuple):
+    make: object  # () -> estimator
+    mechanism: object  # its mechanism function (second moment, n, budget, rng)
+    budget: PrivacyCost
+    noise_sd: object  # (n, d) -> the float noise's sd per entry; None: not M + noise
+    eigen_floor: bool  # SeparateCov: eigenvalues and eigenvectors in the floor
+
+
+TIMED = {
+    "GaussianCovariance(rho=1)": Timed(
+        lambda: GaussianCovariance(rho=1.0),
+        gaussian_covariance,
+        PrivacyCost.zcdp(1.0),
+        gaussian_sd,
         False,
     ),
-    "SeparateCovariance(rho=1)": (lambda: SeparateCovariance(rho=1.0), True, True),
+    "LaplaceCovariance(epsilon=1)": Timed(
+        lambda: LaplaceCovariance(epsilon=1.0),
+        laplace_covariance,
+        PrivacyCost.pure(1.0),
+        laplace_sd,
+        False,
+    ),
+    "SeparateCovariance(rho=1)": Timed(
+        lambda: SeparateCovariance(rho=1.0),
+        separate_covariance,
+        PrivacyCost.zcdp(1.0),
+        None,
+        True,
+    ),
 }
-
-
-def mechanism_step(label, moment, n):
-    """The mechanism function of ``label`` on ``moment``, and the nominal σ of
-    its float noise per entry (None where the release is not matrix + noise)."""
-    if label.startswith("Gaussian"):
-        nominal = gaussian_scale(second_moment_l2_sensitivity(n), 1.0)
-        return gaussian_covariance, PrivacyCost.zcdp(1.0), nominal
-    if label.startswith("Laplace"):
-        scale = laplace_scale(second_moment_l1_sensitivity(moment.shape[0], n), 1.0)
-        return laplace_covariance, PrivacyCost.pure(1.0), np.sqrt(2.0) * scale
-    return separate_covariance, PrivacyCost.zcdp(1.0), None
 
 
 def time_one_d(n, d, labels, repeats, noise_repeats):
@@ -131,7 +149,7 @@ def time_one_d(n, d, labels, repeats, noise_repeats):
     elapsed = time.perf_counter() - start
     print(f"  d={d}: X is {X.nbytes / 1e9:.1f} GB, drawn in {elapsed:.1f}s", flush=True)
     eigen_floor = 0.0
-    if any(ESTIMATORS[label][2] for label in labels):
+    if any(TIMED[label].eigen_floor for label in labels):
         eigen_floor = sum(
             interleaved_medians(
                 {
@@ -143,13 +161,13 @@ def time_one_d(n, d, labels, repeats, noise_repeats):
         )
     fit_rows, step_rows = [], []
     for label in labels:
-        make, _, eigen = ESTIMATORS[label]
+        timed = TIMED[label]
         functions = {"Gram": lambda: blas.dsyrk(1.0, X.T)}
         for noise, seed in MODES:
-            estimator = make().set_params(noise=noise, random_state=seed)
+            estimator = timed.make().set_params(noise=noise, random_state=seed)
             functions[noise, seed] = lambda est=estimator: est.fit(X)
         fits = interleaved_medians(functions, repeats)
-        floor = fits["Gram"] + (eigen_floor if eigen else 0.0)
+        floor = fits["Gram"] + (eigen_floor if timed.eigen_floor else 0.0)
         for seed, source in SOURCES.items():
             hardened, float_ = fits["hardened", seed], fits["float", seed]
             fit_rows.append(
@@ -160,10 +178,9 @@ def time_one_d(n, d, labels, repeats, noise_repeats):
             )
         print(f"    fits of {label}: done", flush=True)
 
-        mechanism, budget, nominal = mechanism_step(label, moment, n)
-
-        def step(noise, seed, mechanism=mechanism, budget=budget):
-            return mechanism(moment, n, budget, release_generator(seed, noise=noise))
+        def step(noise, seed, timed=timed):
+            rng = release_generator(seed, noise=noise)
+            return timed.mechanism(moment, n, timed.budget, rng)
 
         steps = interleaved_medians(
             {mode: (lambda mode=mode: step(*mode)) for mode in MODES}, noise_repeats
@@ -172,9 +189,9 @@ def time_one_d(n, d, labels, repeats, noise_repeats):
             hardened, float_ = steps["hardened", seed], steps["float", seed]
             fit_gap = fits["hardened", seed] - fits["float", seed]
             ratios = ["—", "—"]
-            if nominal is not None:
+            if timed.noise_sd is not None:
                 ratios = [
-                    noise_sd_ratio(step(noise, seed)[0], moment, nominal)
+                    noise_sd_ratio(step(noise, seed)[0], moment, timed.noise_sd(n, d))
                     for noise in NOISES
                 ]
             step_rows.append(
@@ -190,7 +207,7 @@ def timing(args):
     print(f"# Part 1: time at n={args.n}, d in {args.ds}", flush=True)
     fit_rows, step_rows = [], []
     for index, d in enumerate(args.ds):
-        labels = list(ESTIMATORS) if index == 0 else ["GaussianCovariance(rho=1)"]
+        labels = list(TIMED) if index == 0 else ["GaussianCovariance(rho=1)"]
         repeats = args.repeats or (3 if d <= 1000 else 2)
         noise_repeats = args.repeats or (5 if d <= 1000 else 3)
         fits, steps = time_one_d(args.n, d, labels, repeats, noise_repeats)

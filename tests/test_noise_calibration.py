@@ -60,12 +60,17 @@ def data():
     return X  # rows within the public bound 2
 
 
-def test_gaussian_noise_law_and_scale(data):
+@pytest.mark.parametrize("noise", ["hardened", "float"])
+def test_gaussian_noise_law_and_scale(data, noise):
+    """Both ways of drawing (docs/algorithms.rst §17): the hardened discrete
+    Gaussian on a grid has the continuous law's scale and shape."""
     rho, bound = 0.5, 2.0
     n = len(data)
     sigma = bound**2 / (math.sqrt(rho) * n)  # §3.1: 1/(√ρ n) at unit scale
     noise = _noise_samples(
-        lambda s: GaussianCovariance(rho=rho, norm_bound=bound, random_state=s),
+        lambda s: GaussianCovariance(
+            rho=rho, norm_bound=bound, noise=noise, random_state=s
+        ),
         data,
         data.T @ data / n,
     )
@@ -103,14 +108,17 @@ def test_gaussian_noise_of_the_private_mean(data):
     )
 
 
-def test_laplace_noise_law_and_scale(data):
+@pytest.mark.parametrize("noise", ["hardened", "float"])
+def test_laplace_noise_law_and_scale(data, noise):
     epsilon, bound = 2.0, 2.0
     n, d = data.shape
     # §3.8 with the tight ℓ1 sensitivity min(√(d(d+1)), d/√2 + 1)/n.
     l1 = min(math.sqrt(d * (d + 1)), d / math.sqrt(2) + 1) / n
     scale = bound**2 * l1 / epsilon
     noise = _noise_samples(
-        lambda s: LaplaceCovariance(epsilon=epsilon, norm_bound=bound, random_state=s),
+        lambda s: LaplaceCovariance(
+            epsilon=epsilon, norm_bound=bound, noise=noise, random_state=s
+        ),
         data,
         data.T @ data / n,
     )

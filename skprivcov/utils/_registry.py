@@ -169,6 +169,8 @@ _ENTRIES = (
             "(epsilon, delta)": {"epsilon": 1.0, "delta": 1e-6},
             # The paper's GaussCov as it is, not projected (indefinite).
             "raw": {"projection": None},
+            # numpy's continuous noise instead of the hardened default (§17).
+            "float noise": {"noise": "float"},
             **_CENTRED,
         },
         cli_name="gaussian",
@@ -182,7 +184,7 @@ _ENTRIES = (
     ),
     RegistryEntry(
         LaplaceCovariance,
-        {"default": {}, **_CENTRED},
+        {"default": {}, "float noise": {"noise": "float"}, **_CENTRED},
         cli_name="laplace",
         demo_budgets=("pure",),
         audits={
