@@ -151,6 +151,22 @@ def test_discrete_gaussian_has_its_exact_law(sigma):
     assert _chi_square_p(counts, _gaussian_masses(1.21 * variance, edges)) < LEVEL
 
 
+def test_scales_beyond_int64_draw_python_ints_of_the_right_law():
+    """Extreme budgets need scales beyond 2^50 (the rounding alone is √m or m
+    grid units): the draws are then Python ints, still exact. At these scales
+    the discrete laws are the continuous ones to 1e−20: KS on the scaled draws,
+    and a 10% larger scale fails."""
+    t = 3 * 2**70 + 1
+    laplace = discrete_laplace(t, 100_000, _words(10)).astype(float) / t
+    assert stats.kstest(laplace, "laplace").pvalue > LEVEL
+    assert stats.kstest(laplace / 1.1, "laplace").pvalue < LEVEL
+    draws, variance = discrete_gaussian(1e30, 100_000, _words(11))
+    gaussian = draws.astype(float) / math.sqrt(variance)
+    assert draws.dtype == object and variance >= 1e60
+    assert stats.kstest(gaussian, "norm").pvalue > LEVEL
+    assert stats.kstest(gaussian / 1.1, "norm").pvalue < LEVEL
+
+
 def test_small_discrete_gaussian_matches_its_pmf_point_by_point():
     """σ² = 2 (T = 2): the pmf summed directly, every integer its own bin."""
     draws, variance = discrete_gaussian(1.0, 10**6, _words(3))
@@ -384,7 +400,7 @@ def test_hardened_fits_spend_their_budget_exactly(estimator):
 def test_the_discrete_guarantee_is_within_the_budget(notion):
     """The discrete mechanism's own cost, computed exactly, is at most the
     budget and within a relative 1e−6 of it, from tiny to huge budgets."""
-    for parameter in [1e-12, 1e-3, 0.5, 3.0, 1e4]:
+    for parameter in [1e-30, 1e-12, 1e-3, 0.5, 3.0, 1e4, 1e30]:
         for n, d in [(1, 1), (100, 3), (10**5, 1000), (10**9, 4000)]:
             budget = (
                 PrivacyCost.zcdp(parameter)
@@ -404,6 +420,10 @@ def test_the_discrete_guarantee_is_within_the_budget(notion):
             )
             cost = plan.discrete_cost()
             assert cost <= Fraction(parameter)
+            if notion == "zcdp":
+                assert plan.units > 0
+            else:
+                assert isinstance(plan.units, int)
             assert cost >= Fraction(parameter) * Fraction(999_999, 10**6) or n >= 10**9
 
 

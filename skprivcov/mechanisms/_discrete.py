@@ -38,8 +38,9 @@ __all__ = [
 # the exact path.
 FILTER_BAND = 2.0**-30
 _MANTISSA_BITS = 53
-# The samplers' integer parameters stay below 2^50, so that every float
-# computed from them is within a relative 2^−50 of the exact value.
+# Parameters up to 2^50 run on int64 arrays (every float computed from them
+# within a relative 2^−50 of the exact value); larger ones, which only extreme
+# budgets need, on arrays of Python ints (exact, slower).
 PARAMETER_LIMIT = 2**50
 
 
@@ -160,17 +161,38 @@ def bernoulli_exp(gamma_approx, exact_gamma, words):
 
 
 def _uniform_below(bound, size, words):
-    """Uniform integers in {0, …, bound − 1} (1 ≤ bound ≤ 2^62): a word modulo
-    ``bound``, rejected above the largest multiple of ``bound`` (exact)."""
+    """Uniform integers in {0, …, bound − 1}, exactly: for bound ≤ 2^62 a word
+    modulo ``bound``, rejected above the largest multiple of ``bound`` (int64);
+    beyond, the top bits of enough words, rejected at or above ``bound``
+    (Python ints)."""
+    if bound > 1 << 62:
+        return _big_uniform_below(bound, size, words)
     limit = (1 << 64) // bound * bound
     out = np.empty(size, dtype=np.int64)
     pending = np.arange(size)
     while pending.size:
         word = words(pending.size)
-        ok = (
-            np.ones(pending.size, bool) if limit == 1 << 64 else word < np.uint64(limit)
-        )
+        if limit == 1 << 64:
+            ok = np.ones(pending.size, bool)
+        else:
+            ok = word < np.uint64(limit)
         out[pending[ok]] = (word[ok] % np.uint64(bound)).astype(np.int64)
+        pending = pending[~ok]
+    return out
+
+
+def _big_uniform_below(bound, size, words):
+    bits = bound.bit_length()
+    n_words = -(-bits // 64)
+    out = np.empty(size, dtype=object)
+    pending = np.arange(size)
+    while pending.size:
+        value = np.zeros(pending.size, dtype=object)
+        for _ in range(n_words):
+            value = value * (1 << 64) + words(pending.size).astype(object)
+        value = value // (1 << (64 * n_words - bits))  # the top ``bits`` bits
+        ok = (value < bound).astype(bool)
+        out[pending[ok]] = value[ok]
         pending = pending[~ok]
     return out
 
@@ -206,14 +228,14 @@ def _geometric_and_sign(size, words):
 
 
 def _check_parameter(value, name):
-    if not 1 <= value <= PARAMETER_LIMIT:
-        raise ValueError(f"{name} must be an integer in [1, 2**50], got {value}.")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer.")
 
 
 def discrete_laplace(scale, size, words):
     """Draws from the discrete Laplace law P(x) ∝ exp(−|x|/t) on ℤ, exactly.
 
-    CKS20 Algorithm 2 for a rational scale t = a/b (a, b ≤ 2^50): U uniform on
+    CKS20 Algorithm 2 for a rational scale t = a/b: U uniform on
     {0, …, a − 1} kept with probability exp(−U/a), V ~ Geometric, X = U + aV,
     Y = ⌊X/b⌋, a random sign (Y = 0 with sign − rejected).
 
@@ -227,19 +249,27 @@ def discrete_laplace(scale, size, words):
 
     Returns
     -------
-    draws : ndarray of int64
+    draws : ndarray of int64, or of Python ints for a scale beyond 2^50
     """
     scale = Fraction(scale)
     a, b = scale.numerator, scale.denominator
     _check_parameter(a, "The scale's numerator")
     _check_parameter(b, "The scale's denominator")
-    out = np.empty(size, dtype=np.int64)
+    big = max(a, b) > PARAMETER_LIMIT
+    out = np.empty(size, dtype=object if big else np.int64)
     pending = np.arange(size)
     while pending.size:
         k = pending.size
         u = _uniform_below(a, k, words)
-        keep = bernoulli_exp(u / a, lambda i, u=u: Fraction(int(u[i]), a), words)
+        if big:  # Python ints: true division is correctly rounded
+            u = u.astype(object)
+            gamma = np.array([v / a for v in u], dtype=float)
+        else:
+            gamma = u / a
+        keep = bernoulli_exp(gamma, lambda i, u=u: Fraction(int(u[i]), a), words)
         geometric, negative = _geometric_and_sign(k, words)
+        if big:
+            geometric = geometric.astype(object)
         x = u + a * geometric
         y = x // b
         accept = keep & ~(negative & (y == 0))
@@ -261,33 +291,40 @@ def discrete_gaussian(sigma, size, words):
     CKS20 Algorithm 3 with σ_Z² = T(T − 1), T = ⌈σ⌉ + 1 (so σ_Z ≥ σ, and its
     t = ⌊σ_Z⌋ + 1 = T and σ_Z²/t = T − 1 are integers): Y from the discrete
     Laplace of scale T, kept with probability
-    exp(−(|Y| − (T − 1))² / (2T(T − 1))).
+    ``exp(−(|Y| − (T − 1))² / (2T(T − 1)))``.
 
     Parameters
     ----------
     sigma : float
-        The smallest acceptable σ, in (0, 2^50 − 1).
+        The smallest acceptable σ, positive and finite (beyond 2^50 − 1 the
+        draws are Python ints).
     size : int
     words : callable
         Source of uniform 64-bit words (:func:`words_of`).
 
     Returns
     -------
-    draws : ndarray of int64
+    draws : ndarray of int64 (of Python ints beyond 2^50)
     variance : int
         σ_Z² = T(T − 1), the exact variance parameter of the law drawn.
     """
-    if not 0 < sigma < PARAMETER_LIMIT - 1:
-        raise ValueError(f"sigma must be in (0, 2**50 - 1), got {sigma}.")
+    if not 0 < sigma < math.inf:
+        raise ValueError("sigma must be positive and finite.")
     top, variance = discrete_gaussian_variance(sigma)
-    out = np.empty(size, dtype=np.int64)
+    big = top > PARAMETER_LIMIT
+    out = np.empty(size, dtype=object if big else np.int64)
     pending = np.arange(size)
     while pending.size:
         y = discrete_laplace(top, pending.size, words)
         distance = np.abs(y) - (top - 1)
-        # Relative error below 2^−50: a product and a quotient of floats within
-        # a relative 2^−53 of exact integers.
-        gamma = np.square(distance.astype(float)) / (2.0 * float(top) * float(top - 1))
+        if big:  # one correctly rounded division of exact ints
+            gamma = np.array([w * w / (2 * variance) for w in distance], dtype=float)
+        else:
+            # Relative error below 2^−50: a product and a quotient of floats
+            # within a relative 2^−53 of exact integers.
+            gamma = np.square(distance.astype(float)) / (
+                2.0 * float(top) * float(top - 1)
+            )
         accept = bernoulli_exp(
             gamma, lambda i, w=distance: Fraction(int(w[i]) ** 2, 2 * variance), words
         )

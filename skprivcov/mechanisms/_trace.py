@@ -56,8 +56,8 @@ def private_trace_upper_bound(
     ceiling : float, default=1.0
         Public upper bound on tr Σ.
     trace_error : float, default=0.0
-        Public bound on |trace − tr Σ| for a float ``trace`` (hardened noise
-        adds it to the sensitivity, docs/algorithms.rst §17).
+        Public bound on the distance of a float ``trace`` from tr Σ (hardened
+        noise adds it to the sensitivity, docs/algorithms.rst §17).
 
     Returns
     -------
