@@ -16,6 +16,7 @@ the operating system's CSPRNG when the seed is None, from the seeded PCG64
 otherwise) or ``noise="float"`` (numpy's continuous samplers).
 """
 
+import copy
 import numbers
 
 import numpy as np
@@ -54,6 +55,21 @@ class ReleaseGenerator(np.random.Generator):
         super().__init__(bit_generator)
         self.noise = noise
         self.secure = secure
+
+    def __reduce__(self):
+        # A copy or a pickle stays a ReleaseGenerator: numpy's own reduction
+        # would give a plain Generator, which draws float noise.
+        return _rebuild, (self.bit_generator, self.noise, self.secure)
+
+    def __copy__(self):
+        return _rebuild(copy.deepcopy(self.bit_generator), self.noise, self.secure)
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+
+def _rebuild(bit_generator, noise, secure):
+    return ReleaseGenerator(bit_generator, noise=noise, secure=secure)
 
 
 def release_generator(random_state, noise="float"):

@@ -44,8 +44,10 @@ from skprivcov._symmetric import mirror_upper, symmetrize
 
 __all__ = [
     "NONFINITE_RULES",
+    "UNIT_BITS",
     "NormProfile",
     "SufficientStatistics",
+    "floored_unit_sum",
     "norm_profile",
     "unit_ball_statistics",
 ]
@@ -126,8 +128,9 @@ def _halves(squares):
     return high, units - high * 2.0**_HALF_BITS
 
 
-def _square_units(squares):
-    """Σ⌊s·2^52⌋ over ``squares`` (values in [0, 1]), as an exact int."""
+def floored_unit_sum(squares):
+    """Σ⌊s·2^52⌋ over ``squares`` (any values in [0, 1]), as an exact int: the
+    private traces' squared norms, the prediction-loss score's losses."""
     total = 0
     for start in range(0, squares.size, _SLICE):
         high, low = _halves(squares[start : start + _SLICE])
@@ -149,7 +152,7 @@ def _trace_units(norms, factors, norm_bound):
     for start in range(0, norms.size, _SLICE):
         part = slice(start, start + _SLICE)
         unit = _unit_norms(norms[part], factors[part], norm_bound)
-        total += _square_units(unit * unit)
+        total += floored_unit_sum(unit * unit)
     return total
 
 

@@ -167,6 +167,19 @@ def check_public(
         )
 
 
+# Hardened noise bounds the float error of a sum of n terms by n·2^−53/(1 −
+# n·2^−53) (docs/algorithms.rst §17), which needs n well below 2^53.
+MAX_ROWS = 2**50
+
+
+def _check_rows(n_samples, name, owner):
+    if n_samples > MAX_ROWS:
+        raise ValueError(
+            f"{owner} accepts at most 2**50 rows of {name} (the floating-point "
+            "error bound of hardened noise needs it), got more."
+        )
+
+
 def _check_public(
     estimator, X, *, reset, accept_sparse, ensure_min_samples, ensure_min_features, name
 ):
@@ -179,6 +192,7 @@ def _check_public(
             ensure_min_features=ensure_min_features,
             owner=owner,
         )
+        _check_rows(X.shape[0], name, owner)
         validate_data(estimator, X, reset=reset, skip_check_array=True)
         return X
     if sparse.issparse(X):
@@ -186,6 +200,7 @@ def _check_public(
     else:
         X = _public_dense(X, name, owner)
     _check_shape(X.shape, name, owner, ensure_min_samples, ensure_min_features)
+    _check_rows(X.shape[0], name, owner)
     # The names and the number of features, from the caller's object.
     validate_data(estimator, original, reset=reset, skip_check_array=True)
     return X

@@ -517,3 +517,71 @@ def test_the_gram_error_stays_within_its_public_bound(fmt, augmented):
         moved = np.linalg.norm(other.matrix - computed)
         assert moved <= math.sqrt(2) / n + 2 * bound
     assert worst <= 1.0
+
+
+# --- Review findings (helper-15) ------------------------------------------------------
+
+
+def test_a_copied_or_pickled_release_generator_stays_hardened():
+    import copy
+    import pickle
+
+    rng = release_generator(3, noise="hardened")
+    for other in (copy.copy(rng), copy.deepcopy(rng), pickle.loads(pickle.dumps(rng))):
+        assert (other.noise, other.secure) == ("hardened", False)
+        assert other.standard_normal() == copy.deepcopy(rng).standard_normal()
+
+
+def test_the_sparse_vector_grid_never_exceeds_one():
+    """AboveThreshold's proof shifts the noise by 1 and 2: the lattice must hold
+    them, even at ε = 1e−20 where the scale-based grid would be 2^19."""
+    draws, grid = grid_laplace(2.0 / 1e-20, 50, release_generator(0, noise="hardened"))
+    assert grid == 1 and draws.dtype == object  # a scale beyond 2^50: Python ints
+
+
+def test_only_the_upper_triangle_is_released():
+    """A statistic that is not exactly symmetric publishes nothing of its lower
+    triangle: the release is the mirrored upper one."""
+    from skprivcov.mechanisms import hardened_noise
+
+    upper = np.triu(np.random.default_rng(12).uniform(size=(4, 4)))
+    skewed = upper + np.tril(upper.T, -1) * (1 + 1e-9)
+    releases = [
+        hardened_noise(
+            matrix, 0.01, PrivacyCost.zcdp(1.0), release_generator(0, noise="hardened"),
+            symmetric=True,
+        )
+        for matrix in (upper + np.triu(upper, 1).T, skewed)
+    ]  # fmt: skip
+    np.testing.assert_array_equal(releases[0], releases[1])
+
+
+def test_the_prediction_loss_score_is_an_exact_sum():
+    """Each loss over c floored to a multiple of 2⁻⁵², the integers added: two
+    neighbouring held-out sets move the score by at most c/n exactly."""
+    from skprivcov.linear_model import PrivateRidge
+    from skprivcov.model_selection import PredictionLossScore
+
+    rng = np.random.default_rng(13)
+    X = rng.uniform(-1, 1, (20_000, 2))
+    y = np.full(20_000, 1 / 3)
+    model = PrivateRidge(estimator=GaussianCovariance(rho=1.0, random_state=0))
+    model.fit(X, X @ [0.3, -0.2])
+    score = PredictionLossScore(loss="absolute", clip=0.7)
+    first = score.statistic(model, X, y)
+    y[5] = 1e9  # its loss moves to the cap
+    second = score.statistic(model, X, y)
+    assert isinstance(first, Fraction)
+    assert abs(first - second) <= Fraction(0.7) / 20_000
+
+
+def test_more_rows_than_the_error_bound_allows_are_refused_before_spending():
+    import dask.array as da  # in the test extra
+
+    from skprivcov import PrivacyAccountant
+
+    accountant = PrivacyAccountant(rho=1.0)
+    X = da.zeros((2**50 + 1, 2), chunks=(2**40, 2))
+    with pytest.raises(ValueError, match="at most 2\\*\\*50 rows"):
+        GaussianCovariance(accountant=accountant).fit(X)
+    assert accountant.history() == []

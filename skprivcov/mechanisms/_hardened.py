@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skprivcov._symmetric import mirror_upper
 from skprivcov.mechanisms._discrete import (
     discrete_gaussian,
     discrete_gaussian_variance,
@@ -121,15 +122,25 @@ def eigenvalue_error_bound(n_samples, n_columns):
     return (gram_error_bound(n_samples, n_columns) + lapack) * _MARGIN
 
 
-def _grid(scale):
-    """The largest power of two g with scale/g ≥ 2^48."""
+def _power_of_two_below(value):
+    """The largest power of two at most ``value`` (> 0, finite)."""
+    _, exponent = math.frexp(value)  # value = m·2^e, m ∈ [½, 1)
+    return math.ldexp(1.0, exponent - 1)
+
+
+def _grid(scale, sensitivity=None, spread=1.0):
+    """The grid g: the largest power of two with scale/g ≥ 2^48 and, given a
+    sensitivity, g·spread ≤ 2^−12·sensitivity (the rounding's share of the
+    inflated sensitivity stays below 2^−12 even when m/ε is huge)."""
     if not 2.0**-900 < scale < 2.0**900:
         raise ValueError(
             "The noise scale is outside [2^-900, 2^900]: no grid for hardened "
             "noise (use noise='float')."
         )
-    _, exponent = math.frexp(scale)  # scale = m·2^e, m ∈ [½, 1)
-    return math.ldexp(1.0, exponent - 1 - _GRID_UNITS_BITS)
+    grid = _power_of_two_below(scale) * 2.0**-_GRID_UNITS_BITS
+    if sensitivity is not None:
+        grid = min(grid, _power_of_two_below(sensitivity / spread * 2.0**-12))
+    return grid
 
 
 def _on_grid(values, grid):
@@ -158,7 +169,8 @@ def grid_laplace(scale, size, rng):
     For the sparse vector technique (§17): its proof shifts the threshold's
     noise by 1 and a query's by 2, both multiples of g ≤ 1, and the discrete
     Laplace of scale t ≥ b/g changes by a factor at most e^{s/(g t)} ≤ e^{s/b}
-    under a shift s, as the continuous Lap(b) does.
+    under a shift s, as the continuous Lap(b) does. The grid is that of
+    :func:`noise_plan`, capped at 1.
 
     Returns
     -------
@@ -167,7 +179,8 @@ def grid_laplace(scale, size, rng):
     grid : Fraction
         g, so the noise is exactly ``draws[i] * grid``.
     """
-    grid = _grid(scale)
+    # g ≤ 1, so that the proof's shifts by 1 and 2 stay on the lattice.
+    grid = min(_grid(scale), 1.0)
     draws = discrete_laplace(math.ceil(scale / grid * _MARGIN), size, _words(rng))
     return draws, Fraction(grid)
 
@@ -204,7 +217,8 @@ def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
     noised coordinates (docs/algorithms.rst §17, "As implemented").
 
     The grid is the largest power of two g with σ/g ≥ 2^48, σ the plain
-    mechanism's scale (Δ/√(2ρ) or Δ/ε). Neighbours' rounded statistics differ
+    mechanism's scale (Δ/√(2ρ) or Δ/ε), and with g·√m (or g·m) at most
+    2^−12·Δ. Neighbours' rounded statistics differ
     by at most Δ, plus each one's float error, plus g/2 per coordinate for each
     rounding: Δ' = Δ + 2E + g·√m (ℓ2) or Δ + 2E + g·m (ℓ1), then the discrete
     scale is Δ'/√(2ρ) or Δ'/ε in grid units, rounded up.
@@ -216,7 +230,7 @@ def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
     else:
         rate = budget.parameter
         rounding_spread = coordinates
-    grid = _grid(sensitivity / rate)
+    grid = _grid(sensitivity / rate, sensitivity, rounding_spread)
     inflated = (sensitivity + 2.0 * statistic_error + grid * rounding_spread) * _MARGIN
     units = inflated / rate / grid * _MARGIN
     return NoisePlan(grid, inflated, gaussian, units if gaussian else math.ceil(units))
@@ -280,6 +294,10 @@ def hardened_noise(
             grid
         )
         return float(exact)
+    rounded = _on_grid(values, grid)
     if symmetric:
+        # Only the upper triangle is released (the lower one mirrors it), so a
+        # statistic that is not exactly symmetric publishes nothing more.
+        rounded = mirror_upper(rounded)
         draws = symmetric_from_upper(draws, d)
-    return _plus_grid_noise(_on_grid(values, grid), grid, draws.reshape(values.shape))
+    return _plus_grid_noise(rounded, grid, draws.reshape(values.shape))

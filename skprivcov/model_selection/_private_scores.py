@@ -5,6 +5,7 @@ refuses, warns on or quotes a value of those rows (§13): a bad value costs
 the score its worst."""
 
 import math
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -13,7 +14,7 @@ from sklearn.pipeline import Pipeline
 
 from skprivcov._constraints import NORM_BOUND_RANGE
 from skprivcov._dask import is_dask_array
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._stats import UNIT_BITS, floored_unit_sum, unit_ball_statistics
 from skprivcov._validation import as_numeric
 
 __all__ = ["CovarianceErrorScore", "PredictionLossScore"]
@@ -178,11 +179,16 @@ class PredictionLossScore:
         self.clip = 1.0 if loss == "zero_one" else _in_range("clip", clip, 1e-30, 1e30)
 
     def sensitivity(self, estimator, n_samples):
-        """The bound on the score's change between neighbouring held-out sets."""
-        return self.clip / n_samples
+        """The bound on the score's change between neighbouring held-out sets:
+        c/n for the exact mean, plus c·2⁻⁵² for its rounding to a float (the
+        float noise path adds noise to the float)."""
+        return self.clip / n_samples + self.clip * 2.0**-52
 
     def statistic(self, estimator, X, y):
-        """The exact score of ``estimator`` on the held-out rows ``(X, y)``.
+        """The exact score of ``estimator`` on the held-out rows ``(X, y)``, as a
+        Fraction: each row's loss over c floored to a multiple of 2⁻⁵² (a
+        function of that row alone) and the integers added exactly, so one row
+        moves it by at most c/n whatever the number of rows (§13.6).
 
         A row with an entry that is not a finite number, in X or y, gets the
         cap c (and is predicted as a row of zeros, so ``predict`` never
@@ -201,7 +207,8 @@ class PredictionLossScore:
                 losses = difference**2 if self.loss == "squared" else np.abs(difference)
         losses = np.where(np.isfinite(losses), np.minimum(losses, self.clip), self.clip)
         losses[bad] = self.clip
-        return -float(np.mean(losses))
+        units = floored_unit_sum(losses / self.clip)  # Σ⌊(loss/c)·2^52⌋, exact
+        return -Fraction(units, losses.size << UNIT_BITS) * Fraction(self.clip)
 
     def __repr__(self):
         return f"PredictionLossScore(loss={self.loss!r}, clip={self.clip!r})"

@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
@@ -635,7 +636,10 @@ def _noisy_score(score, rng, sensitivity, cost):
     more than its exact sensitivity (§13.6)."""
     sensitivity *= 1.0 + 1e-9
     if is_hardened(rng):
+        if isinstance(score, Fraction):  # an exact score: rounded to the grid exactly
+            return hardened_noise(score, sensitivity, cost, rng)
         return float(hardened_noise(np.array([score]), sensitivity, cost, rng)[0])
+    score = float(score)
     if cost.notion == "zcdp":
         noise = rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter))
     else:
