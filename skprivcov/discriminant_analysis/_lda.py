@@ -38,11 +38,7 @@ from skprivcov.mechanisms import (
     second_moment_l2_sensitivity,
     symmetric_noise,
 )
-from skprivcov.mechanisms._hardened import (
-    gram_error_bound,
-    hardened_noise,
-    is_hardened,
-)
+from skprivcov.mechanisms._hardened import hardened_second_moment, is_hardened
 from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolve_budget
 
 __all__ = ["PrivateLinearDiscriminantAnalysis"]
@@ -60,21 +56,13 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes):
     if is_hardened(rng):
         # §17, jointly over the classes: the rounding of every class's
         # coordinates counts; the float error of all the class sums together
-        # is within one Gram bound (Σ_c Σ_{i∈c}‖zᵢ‖² ≤ n), ℓ1 within d + 1 times.
-        error = gram_error_bound(n_samples, d + 1)
+        # is within one Gram bound (Σ_c Σ_{i∈c}‖aᵢ‖² ≤ n).
         if budget.notion == "zcdp":
             sensitivity = second_moment_l2_sensitivity(n_samples)
         else:
             sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
-            error *= d + 1
-        return hardened_noise(
-            moment,
-            sensitivity,
-            budget,
-            rng,
-            statistic_error=error,
-            symmetric=True,
-            n_releases=n_classes,
+        return hardened_second_moment(
+            moment, n_samples, sensitivity, budget, rng, n_releases=n_classes
         )
     if budget.notion == "zcdp":
         noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)

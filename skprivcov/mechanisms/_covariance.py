@@ -22,6 +22,7 @@ from skprivcov.mechanisms._hardened import (
     eigenvalue_error_bound,
     gram_error_bound,
     hardened_noise,
+    hardened_second_moment,
     is_hardened,
 )
 from skprivcov.mechanisms._noise import symmetric_noise
@@ -72,16 +73,9 @@ def gaussian_covariance(second_moment, n_samples, budget, rng):
     _require_notion(budget, "zcdp", "GaussCov")
     parts = split_budget("gaussian", budget)
     sensitivity = second_moment_l2_sensitivity(n_samples)
-    if is_hardened(rng):
-        # §17: the upper triangle's ℓ2 float error is at most the Frobenius one.
-        error = gram_error_bound(n_samples, second_moment.shape[0])
-        release = hardened_noise(
-            second_moment,
-            sensitivity,
-            parts[0].cost,
-            rng,
-            statistic_error=error,
-            symmetric=True,
+    if is_hardened(rng):  # §17
+        release = hardened_second_moment(
+            second_moment, n_samples, sensitivity, parts[0].cost, rng
         )
         return release, parts
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
@@ -100,17 +94,9 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
     parts = split_budget("laplace", budget)
     d = second_moment.shape[0]
     sensitivity = second_moment_l1_sensitivity(d, n_samples)
-    if is_hardened(rng):
-        # §17: the upper triangle's ℓ1 float error is at most d times the
-        # Frobenius bound (Σ_{j≤k} Σᵢ|z_ij z_ik| ≤ Σᵢ‖zᵢ‖₁² ≤ d·Σᵢ‖zᵢ‖²).
-        error = d * gram_error_bound(n_samples, d)
-        release = hardened_noise(
-            second_moment,
-            sensitivity,
-            parts[0].cost,
-            rng,
-            statistic_error=error,
-            symmetric=True,
+    if is_hardened(rng):  # §17
+        release = hardened_second_moment(
+            second_moment, n_samples, sensitivity, parts[0].cost, rng
         )
         return release, parts
     scale = laplace_scale(sensitivity, parts[0].cost.parameter)

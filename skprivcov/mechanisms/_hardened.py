@@ -43,6 +43,7 @@ __all__ = [
     "gram_error_bound",
     "grid_laplace",
     "hardened_noise",
+    "hardened_second_moment",
     "is_hardened",
     "noise_plan",
 ]
@@ -301,3 +302,23 @@ def hardened_noise(
         rounded = mirror_upper(rounded)
         draws = symmetric_from_upper(draws, d)
     return _plus_grid_noise(rounded, grid, draws.reshape(values.shape))
+
+
+def hardened_second_moment(matrix, n_samples, sensitivity, budget, rng, n_releases=1):
+    """A second moment computed by skprivcov plus hardened noise on its upper
+    triangle: :func:`hardened_noise` with the Gram matrix's float error, in ℓ2
+    (zCDP) the Frobenius bound :func:`gram_error_bound`, in ℓ1 (pure) d times
+    it (Σ_{j≤k} Σᵢ|a_ij a_ik| ≤ Σᵢ‖aᵢ‖₁² ≤ d·Σᵢ‖aᵢ‖²)."""
+    d = matrix.shape[0]
+    error = gram_error_bound(n_samples, d)
+    if budget.notion != "zcdp":
+        error *= d
+    return hardened_noise(
+        matrix,
+        sensitivity,
+        budget,
+        rng,
+        statistic_error=error,
+        symmetric=True,
+        n_releases=n_releases,
+    )
