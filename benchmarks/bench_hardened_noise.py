@@ -6,11 +6,12 @@ hardened samplers read PCG64's words) and unseeded (``random_state=None``:
 they read ``os.urandom``), on X of standard normal rows divided by √d (norms
 ≈ 1, float64, C-ordered) at n = 1e5, d ∈ {1000, 4000}; LaplaceCovariance(ε = 1)
 and SeparateCovariance(ρ = 1) at the smallest d only. Times are medians of a
-few repetitions, every repetition running all modes and the floor in a rotated
-order (so drift of the machine does not favour one mode). The floor is the one
-of bench_fit_time.py: the Gram matrix as one dsyrk through SciPy's BLAS, plus
-the eigendecompositions SeparateCov needs. Then the noise step alone (the
-mechanism function on a precomputed second moment, with
+few repetitions (5 at d ≤ 1000, 3 above: a median of 3 still drops one slow
+run, which a median of 2 would not), every repetition running all modes and
+the floor in a rotated order (so drift of the machine does not favour one
+mode). The floor is the one of bench_fit_time.py: the Gram matrix as one dsyrk
+through SciPy's BLAS, plus the eigendecompositions SeparateCov needs. Then the
+noise step alone (the mechanism function on a precomputed second moment, with
 ``release_generator(seed, noise=...)``) shows where the overhead is, with the
 standard deviation of the noise entries over the nominal σ of the float
 mechanism (the hardened scale is inflated by the Gram's float-error bound and
@@ -208,8 +209,8 @@ def timing(args):
     fit_rows, step_rows = [], []
     for index, d in enumerate(args.ds):
         labels = list(TIMED) if index == 0 else ["GaussianCovariance(rho=1)"]
-        repeats = args.repeats or (3 if d <= 1000 else 2)
-        noise_repeats = args.repeats or (5 if d <= 1000 else 3)
+        repeats = args.repeats or (5 if d <= 1000 else 3)
+        noise_repeats = args.repeats or (7 if d <= 1000 else 3)
         fits, steps = time_one_d(args.n, d, labels, repeats, noise_repeats)
         fit_rows += fits
         step_rows += steps
@@ -381,8 +382,8 @@ def main():
         "--repeats",
         type=int,
         default=None,
-        help="timing repetitions (default: 3 fits and 5 noise steps at d ≤ 1000, "
-        "2 and 3 above)",
+        help="timing repetitions (default: 5 fits and 7 noise steps at d ≤ 1000, "
+        "3 and 3 above)",
     )
     parser.add_argument("--utility-repeats", type=int, default=100)
     parser.add_argument("--budget", type=float, default=0.1, help="ρ and ε")
