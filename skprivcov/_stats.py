@@ -31,6 +31,9 @@ non-zeros), except for rows of zeros, rows with a non-finite entry, and rows
 with entries beyond ~1e154 or below ~1e−154 (see ``_clipping``).
 """
 
+import contextlib
+import contextvars
+import math
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -49,6 +52,8 @@ __all__ = [
     "SufficientStatistics",
     "floored_unit_sum",
     "norm_profile",
+    "recorded_summation_depths",
+    "summation_depth",
     "unit_ball_statistics",
 ]
 
@@ -56,6 +61,7 @@ __all__ = [
 # non-zeros for sparse input.
 _CHUNK_BYTES = 1 << 25
 _CHUNK_VALUES = _CHUNK_BYTES // 8
+_MAX_CHUNK_ROWS = 1 << 16
 
 NONFINITE_RULES = ("raise", "zero")
 
@@ -86,9 +92,14 @@ class SufficientStatistics(NamedTuple):
 
 
 def _rows_per_chunk(n_features, chunk_rows):
-    """``chunk_rows``, or by default about 32 MiB of float64 rows per chunk."""
+    """``chunk_rows``, or by default about 32 MiB of float64 rows per chunk
+    (at most 2^16 rows)."""
     if chunk_rows is None:
-        return max(1, _CHUNK_VALUES // n_features)
+        # At most 2^16 rows: a Gram entry then passes through at most about
+        # 2^16 + n/2^16 roundings, the depth that bounds its float error for
+        # hardened noise (§17), rather than the millions of rows of a chunk of
+        # very narrow data.
+        return max(1, min(_CHUNK_VALUES // n_features, _MAX_CHUNK_ROWS))
     return chunk_rows
 
 
@@ -358,6 +369,54 @@ def _refuse_nonfinite(n_bad, nonfinite):
         )
 
 
+# The summation depths of the statistics computed in the current fit (None
+# outside one): hardened noise bounds the float error of a Gram matrix by its
+# depth (docs/algorithms.rst §17).
+_DEPTHS = contextvars.ContextVar("skprivcov_summation_depths", default=None)
+
+
+@contextlib.contextmanager
+def recorded_summation_depths():
+    """Within this context, every :func:`unit_ball_statistics` records a public
+    bound on its summation depth, and :func:`summation_depth` returns the
+    largest one recorded (a fit's statistics are all computed before its noise
+    is drawn). Outside, it returns the bound for any order of summation."""
+    token = _DEPTHS.set([])
+    try:
+        yield
+    finally:
+        _DEPTHS.reset(token)
+
+
+def summation_depth(n_samples):
+    """A public bound on the number of roundings that any term of a Gram entry
+    went through in the statistics of the current fit: the largest recorded
+    depth, or n + 8 (any order of summation of n products) when none is."""
+    depths = _DEPTHS.get()
+    return max(depths) if depths else n_samples + 8
+
+
+def _dense_depth(n_samples, n_features, chunk_rows):
+    """The dense path's depth: within a chunk of c rows, a sum of c products in
+    any order (c − 1 additions and the product's rounding), then one addition
+    per later chunk (dsyrk with β = 1), then the division by n and the
+    augmentation's weight: at most c + ⌈n/c⌉ + 8 (public: n, d, the chunk)."""
+    chunk = min(_rows_per_chunk(n_features, chunk_rows), max(n_samples, 1))
+    return chunk + math.ceil(n_samples / chunk) + 8
+
+
+def _depth(X, chunk_rows):
+    """A public bound on the summation depth of the statistics of X: the dense
+    path's for arrays and memmaps; n + 8 (any order) for sparse input, whose
+    blocks hold a number of rows that depends on the non-zeros, and for dask
+    arrays (so that every dask array, of dense or sparse blocks, gets the same
+    noise as the others)."""
+    n_samples, n_features = X.shape
+    if _dask.is_dask_array(X) or sparse.issparse(X):
+        return n_samples + 8
+    return _dense_depth(n_samples, n_features, chunk_rows)
+
+
 def unit_ball_statistics(
     X, norm_bound, *, with_mean=False, nonfinite="raise", chunk_rows=None
 ):
@@ -386,6 +445,9 @@ def unit_ball_statistics(
     """
     _check_rule(nonfinite)
     n_samples = X.shape[0]
+    depths = _DEPTHS.get()
+    if depths is not None:
+        depths.append(min(_depth(X, chunk_rows), n_samples + 8))
     gram, total, units, n_bad = _reduce(
         X, _gram_sums, float(norm_bound), chunk_rows, with_mean, nonfinite
     )

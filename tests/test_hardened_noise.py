@@ -26,6 +26,7 @@ from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
     _discrete,
+    _hardened,
     gaussian_covariance,
     gaussian_scale,
     laplace_covariance,
@@ -517,6 +518,58 @@ def test_the_gram_error_stays_within_its_public_bound(fmt, augmented):
         moved = np.linalg.norm(other.matrix - computed)
         assert moved <= math.sqrt(2) / n + 2 * bound
     assert worst <= 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk_rows", [1, 3, 50])
+def test_the_dense_depth_bound_holds_for_chunked_sums(chunk_rows):
+    """Inside a fit, dense rows read in chunks of c rows get the bound of depth
+    c + ⌈n/c⌉ + 8 instead of n + 8: on adversarial rows summed in chunks of 1,
+    3 and 50 rows, the computed second moment is still within it."""
+    from skprivcov._stats import recorded_summation_depths, summation_depth
+
+    rng = np.random.default_rng(14)
+    worst = 0.0
+    for _ in range(8):
+        n, d = int(rng.integers(200, 600)), int(rng.integers(2, 4))
+        X = _adversarial_rows(rng, n, d)
+        with recorded_summation_depths():
+            computed = unit_ball_statistics(X, 1.0, chunk_rows=chunk_rows)
+            depth = summation_depth(n)
+            bound = gram_error_bound(n, d)
+        chunked = min(chunk_rows, n) + math.ceil(n / min(chunk_rows, n)) + 8
+        assert depth == min(chunked, n + 8)
+        assert bound < gram_error_bound(n, d) or depth >= n + 8
+        gap = _frobenius_gap(
+            computed.second_moment, _exact_second_moment(X, 1.0, False)
+        )
+        worst = max(worst, gap / bound)
+    assert worst <= 1.0
+
+
+def test_a_fit_bounds_the_float_error_by_its_summation_depth():
+    """Dense rows are read in chunks of about 2^22/d rows, at most 2^16: 2e7
+    rows of 2 features give depth 2^16 + 306 + 8, 1e8 rows of 1000 features
+    4194 + 23844 + 8, far below n; a fit's noise uses its depth."""
+    from skprivcov._stats import _dense_depth
+
+    assert _dense_depth(2 * 10**7, 2, None) == 2**16 + math.ceil(2 * 10**7 / 2**16) + 8
+    assert _dense_depth(10**8, 1000, None) == 4194 + math.ceil(10**8 / 4194) + 8
+    # A fit of 5000 rows of 2048 features (chunks of 2048 rows) uses depth
+    # 2048 + 3 + 8, not 5000 + 8.
+    X = np.random.default_rng(15).normal(size=(5000, 2048)) / 50
+    seen = []
+    original = _hardened.summation_depth
+
+    def spy(n_samples):
+        seen.append(original(n_samples))
+        return seen[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_hardened, "summation_depth", spy)
+        GaussianCovariance(rho=1.0, random_state=0).fit(X)
+    assert seen == [2048 + 3 + 8]
+    assert original(5000) == 5008  # outside a fit: any order
 
 
 # --- Review findings (helper-15) ------------------------------------------------------

@@ -29,6 +29,7 @@ from skprivcov._constraints import (
     RELEASE_SEED,
 )
 from skprivcov._random import release_generator, seed_description
+from skprivcov._stats import recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import noise_level, project_psd, project_psd_trace_ball
@@ -423,7 +424,9 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         data = ClippedData(
             X, augmented=not self.assume_centered, nonfinite=self.nonfinite
         )
-        release = self._release(data, budget, rng)
+        # The statistics record their summation depth for hardened noise (§17).
+        with recorded_summation_depths():
+            release = self._release(data, budget, rng)
         # Checked before anything is stored: an overspent release is never kept.
         check_within(compose_parts(release.parts), budget)
 

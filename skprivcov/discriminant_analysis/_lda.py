@@ -27,6 +27,7 @@ from skprivcov._constraints import (
 )
 from skprivcov._dask import is_dask_array
 from skprivcov._random import release_generator
+from skprivcov._stats import recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
 from skprivcov.covariance._clipped_data import ClippedData
@@ -244,6 +245,15 @@ class PrivateLinearDiscriminantAnalysis(
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
+    def _class_moment(self, X, members, bound):
+        """Σ_{i∈c} a aᵀ / n of one class's augmented unit-ball rows: the class's
+        sum, in the units of one release (zeros for a class without rows)."""
+        rows = np.flatnonzero(members)
+        if not rows.size:
+            return np.zeros((X.shape[1] + 1, X.shape[1] + 1))
+        data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
+        return data.target(bound).matrix * (rows.size / X.shape[0])
+
     def fit(self, X, y):
         """Release the per-class sums and fit the classifier from them.
 
@@ -300,20 +310,16 @@ class PrivateLinearDiscriminantAnalysis(
             self._check_n_components(classes.size, X.shape[1])
         X = as_numeric(X)
         rng = release_generator(self.random_state, noise=self.noise)
-        n_samples, n_features = X.shape
+        n_samples = X.shape[0]
         bound = float(self.norm_bound)
-        releases = []
-        for label in classes:
-            rows = np.flatnonzero(y == label)
-            if rows.size:
-                data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
-                # Σ_{i∈c} a aᵀ / n: the class's sum, in the units of one release.
-                moment = data.target(bound).matrix * (rows.size / n_samples)
-            else:
-                moment = np.zeros((n_features + 1, n_features + 1))
-            releases.append(
+        # Every class's statistics first, then their noise: hardened noise
+        # bounds the float error of all of them by the deepest sum (§17).
+        with recorded_summation_depths():
+            moments = [self._class_moment(X, y == label, bound) for label in classes]
+            releases = [
                 _noisy_class_sum(moment, n_samples, budget, rng, classes.size)
-            )
+                for moment in moments
+            ]
         self.classes_ = classes
         self._fit_from_releases(np.array(releases), n_samples, budget, bound)
         self.privacy_spent_ = budget

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skprivcov._stats import summation_depth
 from skprivcov._symmetric import mirror_upper
 from skprivcov.mechanisms._discrete import (
     discrete_gaussian,
@@ -91,8 +92,11 @@ def gram_error_bound(n_samples, n_columns):
     * The sums. Each entry of M_R is a sum of n products (up to three roundings
       each: the CSC path weights one factor by fᵢ²), added in whatever order
       BLAS, scipy or dask choose, then divided by n: the float entry is within
-      γ_{n+8}·(1/n)Σᵢ|aᵢⱼ aᵢₖ| (Higham, Accuracy and Stability of Numerical
-      Algorithms, §3.1, any order of summation), and the matrix of those sums
+      γ_N·(1/n)Σᵢ|aᵢⱼ aᵢₖ| (Higham, Accuracy and Stability of Numerical
+      Algorithms, §3.1 and §4.2: N bounds the roundings any term goes
+      through), with N = n + 8 in any order, or inside a fit the summation
+      depth of its statistics (``skprivcov._stats.summation_depth``: about
+      c + n/c for dense rows read in chunks of c), and the matrix of those sums
       has Frobenius norm at most (1/n)Σᵢ‖aᵢ‖² ≤ R². The augmented matrix adds at
       most half as much again for its mean column, and a rounding of its
       weights: in all at most 2·γ_{n+8}·R².
@@ -101,12 +105,13 @@ def gram_error_bound(n_samples, n_columns):
     Returns
     -------
     bound : float
-        2·γ_{n+8}·R² + (R² − 1) + n_columns·2^−1070, raised by a relative
+        2·γ_N·R² + (R² − 1) + n_columns·2^−1070, raised by a relative
         2^−40 for the rounding of this computation.
     """
     radius = 1.0 + (n_columns + 8) * _UNIT_ROUNDOFF
     squared = radius**2 * (1.0 + 4 * _UNIT_ROUNDOFF)
-    bound = 2.0 * _gamma(n_samples + 8) * squared + (squared - 1.0)
+    depth = min(summation_depth(n_samples), n_samples + 8)
+    bound = 2.0 * _gamma(depth) * squared + (squared - 1.0)
     return (bound + n_columns * 2.0**-1070) * _MARGIN
 
 
