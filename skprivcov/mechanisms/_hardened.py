@@ -5,7 +5,8 @@ statistic; its output's low bits can reveal the statistic (Mironov 2012). The
 hardened path (docs/algorithms.rst §17, "As implemented"):
 
 1. picks a grid g = 2^−k from public values only: the largest power of two with
-   σ/g ≥ 2^48 (σ the noise scale of the plain mechanism);
+   σ/g ≥ 2^48 (σ the noise scale of the plain mechanism) whose rounding costs
+   at most 2^−12 of the sensitivity;
 2. rounds the statistic to the grid, s = g·round(v/g) (exact: a power-of-two
    scaling and an integer rounding);
 3. draws integer noise Z exactly (:mod:`._discrete`), the discrete Gaussian
@@ -50,7 +51,6 @@ __all__ = [
 ]
 
 HARDENED = "hardened"
-NOISE_MODES = (HARDENED, "float")
 
 _UNIT_ROUNDOFF = 2.0**-53
 # σ/g in [2^48, 2^49): the rounding costs a relative √m·2^−48/√(2ρ) of the
@@ -99,7 +99,7 @@ def gram_error_bound(n_samples, n_columns):
       c + n/c for dense rows read in chunks of c), and the matrix of those sums
       has Frobenius norm at most (1/n)Σᵢ‖aᵢ‖² ≤ R². The augmented matrix adds at
       most half as much again for its mean column, and a rounding of its
-      weights: in all at most 2·γ_{n+8}·R².
+      weights: in all at most 2·γ_N·R².
     * Underflow adds at most 2^−1070 per entry.
 
     Returns
@@ -175,8 +175,9 @@ def grid_laplace(scale, size, rng):
     For the sparse vector technique (§17): its proof shifts the threshold's
     noise by 1 and a query's by 2, both multiples of g ≤ 1, and the discrete
     Laplace of scale t ≥ b/g changes by a factor at most e^{s/(g t)} ≤ e^{s/b}
-    under a shift s, as the continuous Lap(b) does. The grid is that of
-    :func:`noise_plan`, capped at 1.
+    under a shift s, as the continuous Lap(b) does. The grid is the largest
+    power of two with b/g ≥ 2^48 (the queries are exact: nothing is rounded),
+    capped at 1.
 
     Returns
     -------
