@@ -158,7 +158,7 @@ def test_scales_beyond_int64_draw_python_ints_of_the_right_law():
     the discrete laws are the continuous ones to 1e−20: KS on the scaled draws,
     and a 10% larger scale fails."""
     t = 3 * 2**70 + 1
-    laplace = discrete_laplace(t, 100_000, _words(10)).astype(float) / t
+    laplace = discrete_laplace(t, 100_000, _words(10)).astype(float) / float(t)
     assert stats.kstest(laplace, "laplace").pvalue > LEVEL
     assert stats.kstest(laplace / 1.1, "laplace").pvalue < LEVEL
     draws, variance = discrete_gaussian(1e30, 100_000, _words(11))
