@@ -52,6 +52,7 @@ __all__ = [
     "SufficientStatistics",
     "floored_unit_sum",
     "norm_profile",
+    "record_summation_depth",
     "recorded_summation_depths",
     "summation_depth",
     "unit_ball_statistics",
@@ -62,6 +63,7 @@ __all__ = [
 _CHUNK_BYTES = 1 << 25
 _CHUNK_VALUES = _CHUNK_BYTES // 8
 _MAX_CHUNK_ROWS = 1 << 16
+_MIN_GROUP_ROWS = 1 << 13
 
 NONFINITE_RULES = ("raise", "zero")
 
@@ -188,8 +190,23 @@ def _dense_chunks(X, chunk_rows):
         yield rows
 
 
+def _group_rows(n_samples, chunk):
+    """Rows per group of chunks: whole chunks, at least max(2^13, 8√n) rows.
+
+    Each group is summed into a buffer that starts at zero, and the groups are
+    then added one by one: whatever order BLAS sums a group's products in (its
+    own blocking included), a product passes through at most (group rows)
+    roundings there and one per later group, the depth that bounds the float
+    error for hardened noise (docs/algorithms.rst §17). Groups of about 8√n
+    rows keep that near 8√n, and the extra additions (one d × d sum per group)
+    small next to the products."""
+    wanted = max(_MIN_GROUP_ROWS, 8 * math.isqrt(max(n_samples, 1)) + 8)
+    return chunk * max(1, -(-wanted // chunk))
+
+
 def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
-    """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk).
+    """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk), group of
+    chunks by group of chunks (:func:`_group_rows`).
 
     Every chunk is scaled row by row into one reused buffer, whether or not it
     has a row to clip: a shortcut for chunks without one would make the
@@ -198,10 +215,17 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
     whose threads contend with SciPy's; docs/developers.rst, measurements).
     """
     n_samples, n_features = X.shape
+    group_rows = _group_rows(n_samples, min(chunk_rows, max(n_samples, 1)))
+    # One group (n ≤ group_rows) is summed straight into the result.
+    grouped = n_samples > group_rows
     gram = np.zeros((n_features, n_features), order="F")
+    partial = np.zeros_like(gram) if grouped else gram
     total = np.zeros(n_features) if with_mean else None
+    partial_total = None
+    if with_mean:
+        partial_total = np.zeros(n_features) if grouped else total
     scaled = np.empty((min(chunk_rows, n_samples), n_features))
-    units, n_bad = 0, 0
+    units, n_bad, in_group = 0, 0, 0
     for chunk in _dense_chunks(X, chunk_rows):
         norms = row_norms(chunk)
         factors = unit_ball_factors(norms, norm_bound)
@@ -213,10 +237,26 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
             rows[bad] = 0.0
         units += _trace_units(norms, factors, norm_bound)
         # rows.T is Fortran-ordered: BLAS reads it in place.
-        gram = blas.dsyrk(1.0, rows.T, beta=1.0, c=gram, trans=0, overwrite_c=1)
+        partial = blas.dsyrk(1.0, rows.T, beta=1.0, c=partial, trans=0, overwrite_c=1)
         if with_mean:
             ones = np.ones(len(rows))
-            total = blas.dgemv(1.0, rows.T, ones, beta=1.0, y=total, overwrite_y=1)
+            partial_total = blas.dgemv(
+                1.0, rows.T, ones, beta=1.0, y=partial_total, overwrite_y=1
+            )
+        in_group += len(rows)
+        if grouped and in_group >= group_rows:
+            gram += partial
+            partial.fill(0.0)
+            if with_mean:
+                total += partial_total
+                partial_total.fill(0.0)
+            in_group = 0
+    if grouped and in_group:
+        gram += partial
+        if with_mean:
+            total += partial_total
+    if not grouped:
+        gram, total = partial, partial_total
     # dsyrk wrote the upper triangle only. The transpose of the symmetric
     # Fortran-ordered result is the same matrix, C-ordered, without a copy.
     return mirror_upper(gram).T, total, units, n_bad
@@ -388,6 +428,15 @@ def recorded_summation_depths():
         _DEPTHS.reset(token)
 
 
+def record_summation_depth(depth):
+    """Record a public depth bound in the current fit's scope (if any): a
+    caller whose statistics' own depths would depend on private facts (the
+    class sizes of LDA) records one that holds for all of them."""
+    depths = _DEPTHS.get()
+    if depths is not None:
+        depths.append(depth)
+
+
 def summation_depth(n_samples):
     """A public bound on the number of roundings that any term of a Gram entry
     went through in the statistics of the current fit: the largest recorded
@@ -397,12 +446,14 @@ def summation_depth(n_samples):
 
 
 def _dense_depth(n_samples, n_features, chunk_rows):
-    """The dense path's depth: within a chunk of c rows, a sum of c products in
-    any order (c − 1 additions and the product's rounding), then one addition
-    per later chunk (dsyrk with β = 1), then the division by n and the
-    augmentation's weight: at most c + ⌈n/c⌉ + 8 (public: n, d, the chunk)."""
+    """The dense path's depth: within a group of S rows (:func:`_group_rows`),
+    a sum of S products and a zero in any order (at most S additions, BLAS's
+    own blocking included) after the product's rounding, then one addition per
+    later group, then the division by n and the augmentation's weight: at most
+    S + ⌈n/S⌉ + 8 (public: n, d, the chunk)."""
     chunk = min(_rows_per_chunk(n_features, chunk_rows), max(n_samples, 1))
-    return chunk + math.ceil(n_samples / chunk) + 8
+    group = min(_group_rows(n_samples, chunk), max(n_samples, 1))
+    return group + math.ceil(n_samples / group) + 8
 
 
 def _depth(X, chunk_rows):
@@ -445,9 +496,7 @@ def unit_ball_statistics(
     """
     _check_rule(nonfinite)
     n_samples = X.shape[0]
-    depths = _DEPTHS.get()
-    if depths is not None:
-        depths.append(min(_depth(X, chunk_rows), n_samples + 8))
+    record_summation_depth(min(_depth(X, chunk_rows), n_samples + 8))
     gram, total, units, n_bad = _reduce(
         X, _gram_sums, float(norm_bound), chunk_rows, with_mean, nonfinite
     )

@@ -24,6 +24,7 @@ from skprivcov import (
 from skprivcov._random import release_generator
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.mechanisms import (
     _discrete,
     _hardened,
@@ -522,24 +523,28 @@ def test_the_gram_error_stays_within_its_public_bound(fmt, augmented):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chunk_rows", [1, 3, 50])
-def test_the_dense_depth_bound_holds_for_chunked_sums(chunk_rows):
-    """Inside a fit, dense rows read in chunks of c rows get the bound of depth
-    c + ⌈n/c⌉ + 8 instead of n + 8: on adversarial rows summed in chunks of 1,
-    3 and 50 rows, the computed second moment is still within it."""
-    from skprivcov._stats import recorded_summation_depths, summation_depth
+def test_the_dense_depth_bound_holds_for_grouped_sums(chunk_rows):
+    """Inside a fit, dense rows summed in groups of S rows (whole chunks, at
+    least 2^13 rows) get the bound of depth S + ⌈n/S⌉ + 8 instead of n + 8: on
+    adversarial rows of 9000 to 20000 rows in chunks of 1, 3 and 50 rows, the
+    computed second moment is still within it."""
+    from skprivcov._stats import (
+        _dense_depth,
+        recorded_summation_depths,
+        summation_depth,
+    )
 
     rng = np.random.default_rng(14)
     worst = 0.0
-    for _ in range(8):
-        n, d = int(rng.integers(200, 600)), int(rng.integers(2, 4))
+    for _ in range(3):
+        n, d = int(rng.integers(9000, 20000)), int(rng.integers(2, 4))
         X = _adversarial_rows(rng, n, d)
         with recorded_summation_depths():
             computed = unit_ball_statistics(X, 1.0, chunk_rows=chunk_rows)
             depth = summation_depth(n)
             bound = gram_error_bound(n, d)
-        chunked = min(chunk_rows, n) + math.ceil(n / min(chunk_rows, n)) + 8
-        assert depth == min(chunked, n + 8)
-        assert bound < gram_error_bound(n, d) or depth >= n + 8
+        assert depth == _dense_depth(n, d, chunk_rows) < n + 8
+        assert bound < gram_error_bound(n, d)  # outside a fit: n + 8
         gap = _frobenius_gap(
             computed.second_moment, _exact_second_moment(X, 1.0, False)
         )
@@ -548,16 +553,16 @@ def test_the_dense_depth_bound_holds_for_chunked_sums(chunk_rows):
 
 
 def test_a_fit_bounds_the_float_error_by_its_summation_depth():
-    """Dense rows are read in chunks of about 2^22/d rows, at most 2^16: 2e7
-    rows of 2 features give depth 2^16 + 306 + 8, 1e8 rows of 1000 features
-    4194 + 23844 + 8, far below n; a fit's noise uses its depth."""
-    from skprivcov._stats import _dense_depth
+    """Dense rows are summed in groups of S = max(2^13, 8√n) rows (whole chunks):
+    1e8 rows of 1000 features give depth 80 000 + 1250 + 8 or so, far below
+    n; a fit's noise uses its depth, and LDA's the public n + 8."""
+    from skprivcov._stats import _dense_depth, _group_rows
 
-    assert _dense_depth(2 * 10**7, 2, None) == 2**16 + math.ceil(2 * 10**7 / 2**16) + 8
-    assert _dense_depth(10**8, 1000, None) == 4194 + math.ceil(10**8 / 4194) + 8
-    # A fit of 5000 rows of 2048 features (chunks of 2048 rows) uses depth
-    # 2048 + 3 + 8, not 5000 + 8.
-    X = np.random.default_rng(15).normal(size=(5000, 2048)) / 50
+    assert _group_rows(10**8, 4194) == 4194 * 20
+    assert _dense_depth(10**8, 1000, None) == 4194 * 20 + math.ceil(10**8 / 83880) + 8
+    # A fit of 10 000 rows of 512 features (chunks and a group of 8192 rows)
+    # uses depth 8192 + 2 + 8, not 10 000 + 8.
+    X = np.random.default_rng(15).normal(size=(10_000, 512)) / 30
     seen = []
     original = _hardened.summation_depth
 
@@ -568,8 +573,12 @@ def test_a_fit_bounds_the_float_error_by_its_summation_depth():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_hardened, "summation_depth", spy)
         GaussianCovariance(rho=1.0, random_state=0).fit(X)
-    assert seen == [2048 + 3 + 8]
-    assert original(5000) == 5008  # outside a fit: any order
+        assert seen == [8192 + 2 + 8]
+        seen.clear()
+        y = (X[:, 0] > 0).astype(int)
+        PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X[:, :8], y)
+        assert seen == [10_008, 10_008]  # whatever the class sizes
+    assert original(10_000) == 10_008  # outside a fit: any order
 
 
 # --- Review findings (helper-15) ------------------------------------------------------

@@ -27,7 +27,7 @@ from skprivcov._constraints import (
 )
 from skprivcov._dask import is_dask_array
 from skprivcov._random import release_generator
-from skprivcov._stats import recorded_summation_depths
+from skprivcov._stats import record_summation_depth, recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
 from skprivcov.covariance._clipped_data import ClippedData
@@ -315,6 +315,10 @@ class PrivateLinearDiscriminantAnalysis(
         # Every class's statistics first, then their noise: hardened noise
         # bounds the float error of all of them by the deepest sum (§17).
         with recorded_summation_depths():
+            # A class's own depth depends on its size, which is private: the
+            # bound for any order of n + 8 roundings holds for every class,
+            # and is the largest any class can record.
+            record_summation_depth(n_samples + 8)
             moments = [self._class_moment(X, y == label, bound) for label in classes]
             releases = [
                 _noisy_class_sum(moment, n_samples, budget, rng, classes.size)

@@ -552,7 +552,9 @@ def _run(model, scoring, X_train, y_train, X_scored, y_scored):
     which run failed."""
     try:
         model.fit(X_train, y_train)
-        score = float(scoring.statistic(model, X_scored, y_scored))
+        score = scoring.statistic(model, X_scored, y_scored)
+        # An exact score (a Fraction) stays exact until its noise (§17).
+        score = score if isinstance(score, Fraction) else float(score)
     except Exception:
         raise RuntimeError(
             "A run of the search failed, after the search was charged. Its error "
