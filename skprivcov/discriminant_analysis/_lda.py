@@ -244,7 +244,6 @@ class PrivateLinearDiscriminantAnalysis(
             owner=type(self).__name__,
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def _class_moment(self, X, members, bound):
         """Σ_{i∈c} a aᵀ / n of one class's augmented unit-ball rows: the class's
         sum, in the units of one release (zeros for a class without rows)."""
@@ -254,6 +253,7 @@ class PrivateLinearDiscriminantAnalysis(
         data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
         return data.target(bound).matrix * (rows.size / X.shape[0])
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Release the per-class sums and fit the classifier from them.
 
