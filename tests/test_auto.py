@@ -151,6 +151,7 @@ def test_releasing_nothing_publishes_no_sign_of_the_data(assume_centered):
     assert pcas[0].components_.tobytes() == pcas[1].components_.tobytes()
 
 
+@pytest.mark.slow
 def test_the_centred_trace_estimate_has_the_features_deviation():
     """A centring fit estimates tr S of the features with sensitivity 1/n
     directly (§3.9): its spread is the Gaussian σ = (1/n)/√(2ρ_t), not twice

@@ -151,6 +151,7 @@ def _separate_noise(estimator_factory, eigenvalues, n_releases=1200):
 EIGENVALUES = [0.4, 0.25, 0.15, 0.08, 0.02]  # sum < 1: the projection is inactive
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("share", [0.5, 0.25])
 def test_separate_gaussian_scales(share):
     rho, n = 8.0, 2000
@@ -171,6 +172,7 @@ def test_separate_gaussian_scales(share):
     assert stats.kstest(values.ravel() / value_sigma, "norm").pvalue > 1e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("share", [0.5, 0.25])
 def test_separate_laplace_scales(share):
     epsilon, n, d = 200.0, 2000, 5
@@ -234,6 +236,7 @@ def _standardised(first_draw, kappa):
     )
 
 
+@pytest.mark.slow
 def test_iterative_eigen_laplace_scales():
     epsilon, n, d = 200.0, 2000, 5
     values, draw = _iterative_noise(
@@ -258,6 +261,7 @@ def test_iterative_eigen_laplace_scales():
     assert stats.kstest(standardised.ravel(), "norm").pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_iterative_eigen_gaussian_scales():
     rho, n, d = 4000.0, 2000, 5
     values, draw = _iterative_noise(
