@@ -227,6 +227,22 @@ def _geometric_and_sign(size, words):
     return counts, negative
 
 
+def _candidates(pending):
+    """Candidates drawn in a round for ``pending`` places: half as many again,
+    plus 16, so that small batches rarely need a second round."""
+    return pending + pending // 2 + 16
+
+
+def _place(out, pending, values, accept):
+    """Accepted candidates, in their order, fill the pending places; returns
+    the places still pending. Exact: the candidates are independent, each
+    accepted one has the target law, and which place gets which depends on
+    the acceptance pattern alone."""
+    chosen = values[accept][: pending.size]
+    out[pending[: chosen.size]] = chosen
+    return pending[chosen.size :]
+
+
 def _check_parameter(value, name):
     if value < 1:
         raise ValueError(f"{name} must be a positive integer.")
@@ -259,7 +275,7 @@ def discrete_laplace(scale, size, words):
     out = np.empty(size, dtype=object if big else np.int64)
     pending = np.arange(size)
     while pending.size:
-        k = pending.size
+        k = _candidates(pending.size)
         u = _uniform_below(a, k, words)
         if big:  # Python ints: true division is correctly rounded
             u = u.astype(object)
@@ -273,8 +289,7 @@ def discrete_laplace(scale, size, words):
         x = u + a * geometric
         y = x // b
         accept = keep & ~(negative & (y == 0))
-        out[pending[accept]] = np.where(negative, -y, y)[accept]
-        pending = pending[~accept]
+        pending = _place(out, pending, np.where(negative, -y, y), accept)
     return out
 
 
@@ -315,7 +330,7 @@ def discrete_gaussian(sigma, size, words):
     out = np.empty(size, dtype=object if big else np.int64)
     pending = np.arange(size)
     while pending.size:
-        y = discrete_laplace(top, pending.size, words)
+        y = discrete_laplace(top, _candidates(pending.size), words)
         distance = np.abs(y) - (top - 1)
         if big:  # one correctly rounded division of exact ints
             gamma = np.array([w * w / (2 * variance) for w in distance], dtype=float)
@@ -328,6 +343,5 @@ def discrete_gaussian(sigma, size, words):
         accept = bernoulli_exp(
             gamma, lambda i, w=distance: Fraction(int(w[i]) ** 2, 2 * variance), words
         )
-        out[pending[accept]] = y[accept]
-        pending = pending[~accept]
+        pending = _place(out, pending, y, accept)
     return out, variance

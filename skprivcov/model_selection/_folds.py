@@ -591,7 +591,7 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
     >>> np.abs(model.estimator_.components_).round(1)
     array([[1., 0., 0.]])
     >>> round(model.score(folds.tokens_[:1]), 2)  # on the held-out fold
-    0.26
+    0.33
     """
 
     _parameter_constraints: dict = {"estimator": [HasMethods(["fit", "get_params"])]}
