@@ -30,7 +30,16 @@ def _upper_l1(x, y):
     return np.abs(np.outer(x, x) - np.outer(y, y))[upper].sum()
 
 
-@pytest.mark.parametrize("d", [1, 2, 3, 5, 12])
+@pytest.mark.parametrize(
+    "d",
+    [
+        1,
+        2,
+        3,
+        pytest.param(5, marks=pytest.mark.slow),
+        pytest.param(12, marks=pytest.mark.slow),
+    ],
+)
 def test_l1_sensitivity_bound_holds_under_adversarial_search(d):
     """No pair of unit rows found by optimisation exceeds the bound (§0.2)."""
     rng = np.random.default_rng(d)
