@@ -95,8 +95,8 @@ def gram_error_bound(n_samples, n_columns):
       γ_N·(1/n)Σᵢ|aᵢⱼ aᵢₖ| (Higham, Accuracy and Stability of Numerical
       Algorithms, §3.1 and §4.2: N bounds the roundings any term goes
       through), with N = n + 8 in any order, or inside a fit the summation
-      depth of its statistics (``skprivcov._stats.summation_depth``: about
-      c + n/c for dense rows read in chunks of c), and the matrix of those sums
+      depth of its statistics (``skprivcov._stats.summation_depth``: S + n/S
+      for dense rows summed in groups of S ≈ 8√n rows), and the matrix of those sums
       has Frobenius norm at most (1/n)Σᵢ‖aᵢ‖² ≤ R². The augmented matrix adds at
       most half as much again for its mean column, and a rounding of its
       weights: in all at most 2·γ_N·R².
