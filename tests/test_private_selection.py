@@ -290,13 +290,18 @@ def test_public_problems_are_refused_before_the_charge():
             scoring=PredictionLossScore(),
             accountant=accountant,
         ).fit(X, np.zeros(10))
-    with pytest.raises(ValueError, match="no training or no held-out"):
-        PrivateRandomSearch(
-            GaussianCovariance(),
-            {"norm_bound": [1.0]},
-            validation_fraction=0.01,
-            accountant=accountant,
-        ).fit(X)
+    for settings, message in (
+        ({"validation_fraction": 0.01}, "no training or no held-out"),
+        ({"eta": 1e-12}, "eta"),
+        ({"gamma": 1e-9}, "runs or more"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            PrivateRandomSearch(
+                GaussianCovariance(),
+                {"norm_bound": [1.0]},
+                accountant=accountant,
+                **settings,
+            ).fit(X)
     with pytest.raises(ValueError, match="no candidate"):
         PrivateRandomSearch(GaussianCovariance(), [], accountant=accountant).fit(X)
     # Another library's estimator reads the rows with no privacy.
@@ -320,20 +325,6 @@ def test_public_problems_are_refused_before_the_charge():
         PrivateRandomSearch(
             GaussianCovariance(), {"norm_bound": [1.0]}, accountant=accountant
         ).fit(np.zeros(10))
-    with pytest.raises(ValueError, match="eta"):
-        PrivateRandomSearch(
-            GaussianCovariance(),
-            {"norm_bound": [1.0]},
-            eta=1e-12,
-            accountant=accountant,
-        ).fit(X)
-    with pytest.raises(ValueError, match="runs or more"):
-        PrivateRandomSearch(
-            GaussianCovariance(),
-            {"norm_bound": [1.0]},
-            gamma=1e-9,
-            accountant=accountant,
-        ).fit(X)
     with pytest.raises(ValueError, match="norm_bound"):
         CovarianceErrorScore(norm_bound=1e150)
     with pytest.raises(ValueError, match="clip"):

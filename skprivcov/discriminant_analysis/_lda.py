@@ -54,22 +54,22 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes):
     sensitivity of all classes' upper triangles, at the whole ε.
     """
     d = moment.shape[0] - 1
-    if is_hardened(rng):
-        # §17, jointly over the classes: the rounding of every class's
-        # coordinates counts; the float error of all the class sums together
-        # is within one Gram bound (Σ_c Σ_{i∈c}‖aᵢ‖² ≤ n).
-        if budget.notion == "zcdp":
-            sensitivity = second_moment_l2_sensitivity(n_samples)
-        else:
-            sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
-        return hardened_second_moment(
-            moment, n_samples, sensitivity, budget, rng, n_releases=n_classes
-        )
+    hardened = is_hardened(rng)
     if budget.notion == "zcdp":
-        noisy, _ = gaussian_covariance(moment, n_samples, budget, rng)
-        return noisy
-    scale = laplace_scale(per_class_sums_l1_sensitivity(d, n_samples), budget.parameter)
-    return moment + symmetric_noise(d + 1, scale, rng, distribution="laplace")
+        if not hardened:
+            return gaussian_covariance(moment, n_samples, budget, rng)[0]
+        sensitivity = second_moment_l2_sensitivity(n_samples)
+    else:
+        sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
+        if not hardened:
+            scale = laplace_scale(sensitivity, budget.parameter)
+            return moment + symmetric_noise(d + 1, scale, rng, distribution="laplace")
+    # §17, jointly over the classes: the rounding of every class's coordinates
+    # counts; the float error of all the class sums together is within one
+    # Gram bound (Σ_c Σ_{i∈c}‖aᵢ‖² ≤ n).
+    return hardened_second_moment(
+        moment, n_samples, sensitivity, budget, rng, n_releases=n_classes
+    )
 
 
 class PrivateLinearDiscriminantAnalysis(

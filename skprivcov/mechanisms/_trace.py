@@ -74,12 +74,9 @@ def private_trace_upper_bound(
         shift = 0.0 if beta is None else _shift(sensitivity, budget, beta)
         return min(max(noisy + shift, 0.0), ceiling), budget
     if budget.notion == "zcdp":
-        sigma = gaussian_scale(sensitivity, budget.rho)
-        noise = sigma * rng.standard_normal()
-        shift = 0.0 if beta is None else sigma * math.sqrt(2.0 * math.log(1.0 / beta))
+        noise = gaussian_scale(sensitivity, budget.rho) * rng.standard_normal()
     else:
-        scale = laplace_scale(sensitivity, budget.parameter)
-        noise = scale * rng.laplace()
-        shift = 0.0 if beta is None else scale * math.log(1.0 / (2.0 * beta))
+        noise = laplace_scale(sensitivity, budget.parameter) * rng.laplace()
+    shift = 0.0 if beta is None else _shift(sensitivity, budget, beta)
     value = float(Fraction(trace) + Fraction(noise) + Fraction(shift))
     return min(max(value, 0.0), ceiling), budget
