@@ -34,6 +34,7 @@ __all__ = [
     "as_numeric",
     "check_finite",
     "check_input",
+    "check_per_row",
     "check_public",
     "check_target",
     "check_training_rows",
@@ -311,3 +312,23 @@ def check_target(y, n_samples, owner):
             f"y has {y.shape[0]} values but X has {n_samples} rows; they must match."
         )
     return y
+
+
+def check_per_row(values, n_rows, what):
+    """``values`` as they enter a private statistic: exactly one term per row,
+    a 1-D array of ``n_rows`` entries (docs/algorithms.rst §13.7).
+
+    A sensitivity bound counts one term per row; a (n, 1) column against an
+    (n,) vector would broadcast to n × n terms, each row then moving n of
+    them (review of issue 32: a column-vector target scored at 1.99× the
+    stated sensitivity). Shapes are public, so this never depends on a value;
+    callers check their inputs' shapes before the charge, and this guard
+    makes the statistic itself refuse any other shape.
+    """
+    values = np.asarray(values)
+    if values.shape != (n_rows,):
+        raise ValueError(
+            f"{what} must hold one value per row, shape ({n_rows},); got shape "
+            f"{values.shape}."
+        )
+    return values

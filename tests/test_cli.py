@@ -125,6 +125,7 @@ def _bad_inputs(tmp_path):
     (tmp_path / "nan.csv").write_text("1,2,3\n4,nan,6\n7,8,9\n")
     (tmp_path / "one.csv").write_text("1,2,3\n")
     (tmp_path / "ragged.csv").write_text("1,2,3\n4,5\n")
+    (tmp_path / "blank_first.csv").write_text("\n1,2,3\n4,5,6\n")
     (tmp_path / "rows.txt").write_text("1,2\n3,4\n")
     np.save(tmp_path / "flat.npy", np.arange(5.0))
     np.save(tmp_path / "objects.npy", np.array([[1, "a"]], dtype=object))
@@ -139,7 +140,8 @@ def _bad_inputs(tmp_path):
 BAD = [
     (["missing.csv"], "no such file"),
     (["words.csv"], "NaN or infinity"),  # a word is read as NaN
-    (["ragged.csv"], "cannot read"),
+    (["ragged.csv"], "NaN or infinity"),  # a line of another width: a NaN row
+    (["blank_first.csv"], "first line of"),
     (["broken.npy"], "cannot read"),
     (["objects.npy"], "cannot read"),
     (["rows.txt"], ".csv or .npy"),
@@ -431,3 +433,192 @@ def test_a_path_with_a_newline_still_gives_one_line(files, capsys):
     code = _release(files / "rows.npy", "-o", files / "a\nb.txt")
     assert code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# Issue 32: np.loadtxt took "#" for a comment, so an error cell (#N/A, #DIV/0!)
+# cut its line short and the file was refused as ragged before the charge,
+# for free; a line whose first cell began with "#" was dropped (n depended on
+# a value); bytes that are not UTF-8 and quoted commas were refused likewise.
+# Each probe replaces one line of _CLEAN; the line is read as a row of NaN (or
+# with a NaN cell), and every probe line holds the secret digits 271828.
+_CLEAN = [b"0.1,0.2,0.3", b"0.3,0.1,0.2", b"0.2,0.3,0.1", b"0.1,0.1,0.1"]
+_PROBES = {
+    "na": (2, b"0.271828,#N/A,0.1"),
+    "div0": (2, b"0.271828,#DIV/0!,0.1"),
+    "hash_first_cell": (2, b"#0.271828,0.3,0.1"),
+    "hash_first_line": (0, b"#0.271828,0.2,0.3"),
+    "not_utf8": (2, b"0.271828,\xff\xfe0.3,0.1"),
+    "quoted_comma": (2, b'"0,271828",0.3,0.1'),
+    "ragged": (2, b"0.271828,0.3"),
+    "too_wide": (2, b"0.271828,0.3,0.1,0.2"),
+    "blank": (2, b""),
+}
+_PROBE_TEXTS = ("271828", "#N/A", "#DIV/0!", "\ufffd", "\\xff")
+
+
+def _probe_file(folder, name):
+    """The probe file ``name`` (or the clean file), and its rows as the reader
+    must give them: one per line, NaN in the probed line's row."""
+    lines = list(_CLEAN)
+    expected = np.loadtxt(_CLEAN, delimiter=",")
+    if name != "clean":
+        where, line = _PROBES[name]
+        lines[where] = line
+        expected[where] = np.nan
+    path = folder / f"{name}.csv"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path, expected
+
+
+def _spent_ledger(path):
+    """A ledger of ρ 0.3 with 0.25 spent: a spend of 0.1 does not fit."""
+    PrivacyAccountant(rho=0.3, path=path).spend(PrivacyCost.zcdp(0.25))
+    return path
+
+
+def _assert_no_probe_text(text):
+    for secret in _PROBE_TEXTS:
+        assert secret not in text, text
+
+
+@pytest.mark.parametrize("command", ["release", "pca"])
+def test_no_cell_is_refused_before_a_spent_budget_refuses_the_spend(
+    tmp_path, capsys, command
+):
+    """With the budget spent, every probe meets the ledger's refusal, as the
+    clean file does: the reading refuses no value before the charge, so probes
+    learn nothing for free (docs/algorithms.rst §13.2)."""
+    ledger = _spent_ledger(tmp_path / "spent.sqlite")
+    outcomes = set()
+    for name in ["clean", *_PROBES]:
+        path, _ = _probe_file(tmp_path, name)
+        for nonfinite in ("raise", "zero"):
+            code = main(
+                [
+                    command, str(path), "-o", str(tmp_path / "out.npy"),
+                    "--ledger", str(ledger), "--rho", "0.1",
+                    "--nonfinite", nonfinite,
+                ]
+            )  # fmt: skip
+            captured = capsys.readouterr()
+            _assert_no_probe_text(captured.out + captured.err)
+            outcomes.add((code, captured.out, captured.err))
+    assert len(outcomes) == 1, outcomes
+    ((code, out, err),) = outcomes
+    assert code == 2 and out == ""
+    assert err.startswith(f"skprivcov {command}: error:") and "would spend" in err
+    assert not (tmp_path / "out.npy").exists()
+    assert len(PrivacyAccountant(path=ledger).history()) == 1
+
+
+@pytest.mark.parametrize("name", sorted(_PROBES))
+def test_probes_are_one_row_per_line_for_nonfinite(tmp_path, capsys, name):
+    """--nonfinite zero: the release is that of one row per line, the probed
+    row counted as zeros (n is the number of lines). --nonfinite raise: one
+    refusal, after the charge (the ledger shows the spend)."""
+    path, expected = _probe_file(tmp_path, name)
+    options = ["--rho", "0.5", "--seed", "3", "--mechanism", "gaussian"]
+    code = _release(path, "-o", tmp_path / "z.npy", *options, "--nonfinite", "zero")
+    assert code == 0
+    reference = GaussianCovariance(
+        rho=0.5, nonfinite="zero", assume_centered=False, random_state=3
+    ).fit(expected)
+    np.testing.assert_array_equal(np.load(tmp_path / "z.npy"), reference.covariance_)
+    ledger = ["--ledger", tmp_path / "l.sqlite", "--ledger-rho", 1]
+    assert _release(path, "-o", tmp_path / "r.npy", *options, *ledger) == 2
+    captured = capsys.readouterr()
+    assert "--nonfinite 'zero'" in captured.err
+    _assert_no_probe_text(captured.out + captured.err)
+    assert not (tmp_path / "r.npy").exists()
+    spent = PrivacyAccountant(path=tmp_path / "l.sqlite")
+    assert [record.source for record in spent.history()] == ["GaussianCovariance"]
+    assert spent.spent.rho == pytest.approx(0.5)
+
+
+def test_pca_reads_probes_as_rows_too(tmp_path, capsys):
+    path, expected = _probe_file(tmp_path, "na")
+    code = main(
+        [
+            "pca", str(path), "-o", str(tmp_path / "pc.npy"), "--seed", "4",
+            "--mechanism", "gaussian", "--rho", "0.5", "--nonfinite", "zero",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    _assert_no_probe_text(capsys.readouterr().out)
+    reference = PrivatePCA(
+        estimator=GaussianCovariance(rho=0.5, nonfinite="zero"), random_state=4
+    ).fit(expected)
+    np.testing.assert_array_equal(np.load(tmp_path / "pc.npy"), reference.components_)
+
+
+@pytest.mark.parametrize("where", [0, 2])
+def test_a_first_cell_starting_with_a_hash_keeps_its_row(tmp_path, where):
+    """n is the number of lines whatever a cell holds: "#" is no comment."""
+    from skprivcov._release_command import _read_rows
+
+    lines = list(_CLEAN)
+    (tmp_path / "number.csv").write_bytes(b"\n".join(lines) + b"\n")
+    lines[where] = b"#" + lines[where]
+    (tmp_path / "hash.csv").write_bytes(b"\n".join(lines) + b"\n")
+    number = _read_rows(tmp_path / "number.csv", skip_header=False)
+    hashed = _read_rows(tmp_path / "hash.csv", skip_header=False)
+    assert hashed.shape == number.shape == (len(lines), 3)
+    assert np.isnan(hashed[where, 0])
+    np.testing.assert_array_equal(
+        np.delete(hashed, where, 0), np.delete(number, where, 0)
+    )
+
+
+ROWS_OF_LINES = [
+    # (content, --skip-header, the rows as read)
+    (b"1,2\n3,4\n", False, [[1, 2], [3, 4]]),
+    (b"1,2\n3,4", False, [[1, 2], [3, 4]]),  # a last line without a newline
+    (b"1,2\n\n", False, [[1, 2], [np.nan] * 2]),  # a blank last line is a row
+    (b"1,2\n\n3,4\n", False, [[1, 2], [np.nan] * 2, [3, 4]]),
+    (b"\xef\xbb\xbfa,b\r\n1,2\r\n3,4\r", True, [[1, 2], [3, 4]]),  # BOM, CRLF
+    (b"1,2\n 3 ,4\r\r\n", False, [[1, 2], [3, 4]]),  # float()'s blanks
+    (b'1,2\n"3",4\n"3,5",6\n', False, [[1, 2], [3, 4], [np.nan, 6]]),
+    # a quote never joins two lines
+    (b'1,2\n"3\n4",5\n', False, [[1, 2], [np.nan] * 2, [np.nan, 5]]),
+    (
+        b"1,2\nnan,-inf\n0x10,1e999\n",
+        False,
+        [[1, 2], [np.nan, -np.inf], [np.nan, np.inf]],
+    ),
+    (b"1,2\n\xc3\xa9,\xff\n#,3\n", False, [[1, 2], [np.nan] * 2, [np.nan, 3]]),
+    (b"a,b\n1\n1,2,3\n,\n", True, [[np.nan] * 2] * 3),
+]
+
+
+def test_a_row_is_a_line(tmp_path):
+    """The reading convention, case by case (ROWS_OF_LINES)."""
+    from skprivcov._release_command import _read_rows
+
+    for content, skip, rows in ROWS_OF_LINES:
+        (tmp_path / "rows.csv").write_bytes(content)
+        read = _read_rows(tmp_path / "rows.csv", skip_header=skip)
+        expected = np.array(rows, dtype=float)
+        np.testing.assert_array_equal(read, expected, err_msg=repr(content))
+
+
+def test_reading_a_csv_is_a_total_function_of_its_bytes(tmp_path, monkeypatch):
+    """After a clean first line, any bytes read without an error, one row per
+    line (b"\\n"; a last line without one counts), also across the reader's
+    blocks."""
+    import skprivcov._release_command as command
+
+    rng = np.random.default_rng(32)
+    alphabet = [b"1", b".", b"e", b"-", b",", b",", b"\n", b"\r", b'"', b"#", b" ",
+                b"\xff", b"\xc3", b"\x00", b"nan", b"inf"]  # fmt: skip
+    path = tmp_path / "rows.csv"
+    for trial in range(300):
+        monkeypatch.setattr(command, "_BLOCK_BYTES", [3, 16, 1 << 20][trial % 3])
+        picks = rng.integers(0, len(alphabet), size=rng.integers(0, 60))
+        body = b"".join(alphabet[pick] for pick in picks)
+        path.write_bytes(b"1,2,3\n" + body)
+        lines = body.count(b"\n") + (not body.endswith(b"\n") and body != b"")
+        for skip in (False, True):
+            if skip and lines == 0:
+                continue  # a header and no row: refused, a public fact
+            rows = command._read_rows(path, skip_header=skip)
+            assert rows.shape == (lines + (not skip), 3)

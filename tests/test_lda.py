@@ -20,14 +20,16 @@ def _blobs(n=3000, seed=0):
 
 
 def _spy(monkeypatch):
+    """The class sums given Gaussian noise (zCDP budgets), as they are noised."""
     calls = []
-    original = _lda.gaussian_covariance
+    original = _lda._noisy_class_sum
 
-    def spy(moment, n_samples, budget, rng):
-        calls.append((moment.copy(), n_samples, budget))
-        return original(moment, n_samples, budget, rng)
+    def spy(moment, n_samples, budget, rng, *args):
+        if budget.notion == "zcdp":
+            calls.append((moment.copy(), n_samples, budget))
+        return original(moment, n_samples, budget, rng, *args)
 
-    monkeypatch.setattr(_lda, "gaussian_covariance", spy)
+    monkeypatch.setattr(_lda, "_noisy_class_sum", spy)
     return calls
 
 

@@ -743,3 +743,97 @@ def test_a_search_over_selections_is_counted_before_it_starts():
             X
         )
     assert small.history() == []
+
+
+def _ridge_search(**params):
+    settings = {
+        "scoring": PredictionLossScore(clip=4.0),
+        "validation_fraction": 0.3,
+        "gamma": 0.3,
+        "random_state": 5,
+        **params,
+    }
+    return PrivateRandomSearch(
+        PrivateRidge(estimator=GaussianCovariance(rho=0.2)),
+        {"alpha": [1e-3, 1e-1]},
+        **settings,
+    )
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_a_column_vector_target_is_scored_one_row_at_a_time(as_frame):
+    """Issue 32, part 2: y of shape (n, 1) (a one-column DataFrame) is raveled
+    before the charge, so the score compares n predictions with n labels (on
+    7b3ce18 it broadcast to n × n and moved by 1.99× its sensitivity); the
+    search then releases exactly what it releases for the 1-D target."""
+    pandas = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    X = rng.normal(scale=0.4, size=(600, 3))
+    y = X @ np.array([0.5, -0.3, 0.2]) + 0.05 * rng.normal(size=600)
+    column = pandas.DataFrame({"target": y}) if as_frame else y[:, None]
+    flat = _ridge_search().fit(X, y)
+    search = _ridge_search().fit(X, column)
+    assert search.best_score_ == flat.best_score_
+    assert search.best_params_ == flat.best_params_
+
+
+def test_a_target_of_another_shape_is_refused_before_the_charge():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    accountant = PrivacyAccountant(epsilon=100.0, delta=1e-6)
+    with pytest.raises(ValueError, match=r"y of shape \(n_samples,\)"):
+        _ridge_search(accountant=accountant).fit(X, np.zeros((40, 2)))
+    assert accountant.spent.parameter == 0.0
+
+
+def test_a_prediction_loss_refuses_to_broadcast():
+    """The statistic itself: one loss per row or a refusal (shapes only), so
+    neighbouring held-out sets move it by at most c/n_val."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(scale=0.4, size=(300, 3))
+    y = X @ np.array([0.5, -0.3, 0.2])
+    model = PrivateRidge(estimator=GaussianCovariance(rho=1.0), random_state=0)
+    model.fit(X, y)
+    score = PredictionLossScore(clip=1.0)
+    with pytest.raises(ValueError, match="one value per row"):
+        score.statistic(model, X[:50], y[:50, None])
+    # Replace one held-out row by the worst one: the exact score moves by at
+    # most c/n_val.
+    base = score.statistic(model, X[:50], y[:50])
+    worst_y = y[:50].copy()
+    worst_y[7] = 1e6
+    moved = abs(score.statistic(model, X[:50], worst_y) - base)
+    assert 0 < moved <= score.sensitivity(model, 50)
+
+
+@pytest.mark.parametrize("case", ["one feature", "one training row", "dask LDA"])
+def test_a_run_that_its_public_inputs_would_fail_is_refused_before_the_charge(case):
+    """Issue 32, part 3: every candidate's public checks run on a stand-in of
+    the training share before the charge (on 7b3ce18 each of these charged
+    about 3-3.7-DP and then raised)."""
+    from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20, 3))
+    y = X[:, 0]
+    accountant = PrivacyAccountant(epsilon=100.0, delta=1e-6)
+    if case == "one feature":
+        search = PrivateRandomSearch(
+            GaussianCovariance(rho=0.1), {"norm_bound": [1.0, 2.0]}, random_state=0
+        )
+        X, y, error = X[:, :1], None, ValueError
+    elif case == "one training row":
+        search = _ridge_search(validation_fraction=0.97)
+        error = ValueError
+    else:
+        da = pytest.importorskip("dask.array")
+        search = PrivateRandomSearch(
+            PrivateLinearDiscriminantAnalysis(rho=0.1),
+            {"norm_bound": [1.0, 2.0]},
+            scoring=PredictionLossScore(loss="zero_one"),
+            random_state=0,
+        )
+        X, y, error = da.from_array(X, chunks=5), (y > 0).astype(int), TypeError
+    with pytest.raises(error):
+        search.set_params(accountant=accountant).fit(X, y)
+    assert accountant.spent.parameter == 0.0
+    assert accountant.history() == []

@@ -32,7 +32,7 @@ from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
-    gaussian_covariance,
+    gaussian_scale,
     laplace_scale,
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
@@ -45,7 +45,7 @@ from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolv
 __all__ = ["PrivateLinearDiscriminantAnalysis"]
 
 
-def _noisy_class_sum(moment, n_samples, budget, rng, n_classes):
+def _noisy_class_sum(moment, n_samples, budget, rng, n_classes, joint):
     """One class's sum with the noise of the joint release (§15).
 
     zCDP: jointly the sums have the Frobenius sensitivity of one release, so
@@ -56,19 +56,34 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes):
     d = moment.shape[0] - 1
     hardened = is_hardened(rng)
     if budget.notion == "zcdp":
-        if not hardened:
-            return gaussian_covariance(moment, n_samples, budget, rng)[0]
         sensitivity = second_moment_l2_sensitivity(n_samples)
+        scale, distribution = gaussian_scale(sensitivity, budget.rho), "gaussian"
     else:
         sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
-        if not hardened:
-            scale = laplace_scale(sensitivity, budget.parameter)
-            return moment + symmetric_noise(d + 1, scale, rng, distribution="laplace")
+        scale, distribution = laplace_scale(sensitivity, budget.parameter), "laplace"
+    if not hardened:
+        noise = symmetric_noise(
+            d + 1,
+            scale,
+            rng,
+            distribution=distribution,
+            site="class sums",
+            budget=budget,
+            joint=joint,
+        )
+        return moment + noise
     # §17, jointly over the classes: the rounding of every class's coordinates
     # counts; the float error of all the class sums together is within one
     # Gram bound (Σ_c Σ_{i∈c}‖aᵢ‖² ≤ n).
     return hardened_second_moment(
-        moment, n_samples, sensitivity, budget, rng, n_releases=n_classes
+        moment,
+        n_samples,
+        sensitivity,
+        budget,
+        rng,
+        n_releases=n_classes,
+        site="class sums",
+        joint=joint,
     )
 
 
@@ -320,8 +335,9 @@ class PrivateLinearDiscriminantAnalysis(
             # and is the largest any class can record.
             record_summation_depth(n_samples + 8)
             moments = [self._class_moment(X, y == label, bound) for label in classes]
+            joint = object()  # the classes spend one budget together (§15)
             releases = [
-                _noisy_class_sum(moment, n_samples, budget, rng, classes.size)
+                _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
                 for moment in moments
             ]
         self.classes_ = classes

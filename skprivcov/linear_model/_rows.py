@@ -15,6 +15,7 @@ from scipy import sparse
 
 from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov._constraints import NORM_BOUND_RANGE
+from skprivcov._validation import check_per_row
 from skprivcov.covariance import CovarianceRelease
 
 __all__ = ["ROW_NORM_BOUND", "bounded_rows", "release_in_data_units", "target_map"]
@@ -67,6 +68,7 @@ def bounded_rows(X, y, *, X_norm_bound, y_bound, fit_intercept):
     clipped to the bound: it is not a value).
     """
     lower, upper, shift, scale = target_map(y_bound, fit_intercept)
+    y = check_per_row(y, X.shape[0], "The target")  # no broadcast (§13.7)
     target = ((np.clip(y, lower, upper) - shift) / scale)[:, None]
     target[~np.isfinite(y)] = np.nan
     if sparse.issparse(X):

@@ -25,7 +25,7 @@ from skprivcov.mechanisms._hardened import (
     hardened_second_moment,
     is_hardened,
 )
-from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
 from skprivcov.mechanisms._nuclear import nuclear_laplace_noise
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
@@ -80,7 +80,13 @@ def gaussian_covariance(second_moment, n_samples, budget, rng):
         return release, parts
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
     scale = gaussian_scale(sensitivity, parts[0].cost.rho)
-    noise = symmetric_noise(second_moment.shape[0], scale, rng, distribution="gaussian")
+    noise = symmetric_noise(
+        second_moment.shape[0],
+        scale,
+        rng,
+        distribution="gaussian",
+        budget=parts[0].cost,
+    )
     return second_moment + noise, parts
 
 
@@ -100,7 +106,8 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
         )
         return release, parts
     scale = laplace_scale(sensitivity, parts[0].cost.parameter)
-    return second_moment + symmetric_noise(d, scale, rng, distribution="laplace"), parts
+    noise = symmetric_noise(d, scale, rng, distribution="laplace", budget=parts[0].cost)
+    return second_moment + noise, parts
 
 
 _NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
@@ -136,11 +143,16 @@ def noisy_eigenvalues(values, n_samples, budget, rng, *, n_columns=None):
         else:
             sensitivity = eigenvalues_l1_sensitivity(n_samples)
             error *= np.sqrt(values.size)  # ℓ1 ≤ √k·ℓ2
-        return hardened_noise(values, sensitivity, budget, rng, statistic_error=error)
+        return hardened_noise(
+            values,
+            sensitivity,
+            budget,
+            rng,
+            statistic_error=error,
+            site="eigenvalues",
+        )
     scale = eigenvalue_noise_scale(n_samples, budget)
-    if budget.notion == "zcdp":
-        return values + scale * rng.standard_normal(values.size)
-    return values + rng.laplace(0.0, scale, values.size)
+    return values + additive_noise(values.size, scale, budget, rng, site="eigenvalues")
 
 
 def separate_covariance(
@@ -234,11 +246,17 @@ def _private_nuclear_radius(trace, n_samples, budget, rng, n_columns):
             d = n_columns
             error = 2.0 * np.sqrt(d) * gram_error_bound(n_samples, d)
         radius = hardened_noise(
-            2 * Fraction(trace), sensitivity, budget, rng, statistic_error=error
+            2 * Fraction(trace),
+            sensitivity,
+            budget,
+            rng,
+            statistic_error=error,
+            site="nuclear radius",
         )
         return min(max(radius, 0.0), UNIT_TRACE)
     scale = laplace_scale(sensitivity, budget.parameter)
-    radius = float(2 * Fraction(trace) + Fraction(rng.laplace(0.0, scale)))
+    noise = additive_noise(None, scale, budget, rng, site="nuclear radius")
+    radius = float(2 * Fraction(trace) + Fraction(noise))
     return min(max(radius, 0.0), UNIT_TRACE)
 
 

@@ -38,6 +38,7 @@ from skprivcov.mechanisms._discrete import (
     words_of,
 )
 from skprivcov.mechanisms._noise import symmetric_from_upper
+from skprivcov.mechanisms._noise_record import record_noise
 
 __all__ = [
     "HARDENED",
@@ -169,7 +170,7 @@ def _words(rng):
     return words_of(rng, secure=getattr(rng, "secure", False))
 
 
-def grid_laplace(scale, size, rng):
+def grid_laplace(scale, size, rng, *, site="svt queries", budget=None, joint=None):
     """Laplace noise on a grid: g·Z with Z discrete Laplace of scale ⌈b/g⌉.
 
     For the sparse vector technique (§17): its proof shifts the threshold's
@@ -177,7 +178,8 @@ def grid_laplace(scale, size, rng):
     Laplace of scale t ≥ b/g changes by a factor at most e^{s/(g t)} ≤ e^{s/b}
     under a shift s, as the continuous Lap(b) does. The grid is the largest
     power of two with b/g ≥ 2^48 (the queries are exact: nothing is rounded),
-    capped at 1.
+    capped at 1. ``site``, ``budget`` and ``joint`` describe the draw for a
+    noise record (``_noise_record``).
 
     Returns
     -------
@@ -188,8 +190,32 @@ def grid_laplace(scale, size, rng):
     """
     # g ≤ 1, so that the proof's shifts by 1 and 2 stay on the lattice.
     grid = min(_grid(scale), 1.0)
-    draws = discrete_laplace(math.ceil(scale / grid * _MARGIN), size, _words(rng))
+    units = math.ceil(scale / grid * _MARGIN)
+    draws = discrete_laplace(units, size, _words(rng))
+    record_noise(
+        site,
+        budget,
+        True,
+        draws.astype(float) * grid,
+        _redraw(False, units, grid),
+        joint,
+    )
     return draws, Fraction(grid)
+
+
+def _redraw(gaussian, units, grid):
+    """More draws of the discrete law of a plan, in float (for
+    :class:`~skprivcov.mechanisms._noise_record.NoiseRecord`)."""
+
+    def redraw(count, rng):
+        words = words_of(rng)
+        if gaussian:
+            draws, _ = discrete_gaussian(units, count, words)
+        else:
+            draws = discrete_laplace(units, count, words)
+        return np.asarray(draws, dtype=float) * grid
+
+    return redraw
 
 
 class NoisePlan(NamedTuple):
@@ -252,6 +278,8 @@ def hardened_noise(
     statistic_error=0.0,
     symmetric=False,
     n_releases=1,
+    site=None,
+    joint=None,
 ):
     """``values`` plus exact discrete noise on a grid, private for ``budget``.
 
@@ -276,6 +304,11 @@ def hardened_noise(
         The number of such calls, on the same grid, whose statistics together
         have the given sensitivity (the per-class sums of private LDA): the
         rounding of all their coordinates counts.
+    site : str, default=None
+        Which statistic this is (``_noise_record.SITES``), for a noise record;
+        every caller inside skprivcov names it.
+    joint : object, default=None
+        A token shared by the records of draws that spend one budget together.
 
     Returns
     -------
@@ -296,6 +329,14 @@ def hardened_noise(
     else:
         draws = discrete_laplace(plan.units, coordinates, words)
     grid = plan.grid
+    record_noise(
+        site,
+        budget,
+        True,
+        np.asarray(draws, dtype=float) * grid,
+        _redraw(plan.gaussian, plan.units, grid),
+        joint,
+    )
     if scalar:
         exact = Fraction(round(values / Fraction(grid)) + int(draws[0])) * Fraction(
             grid
@@ -310,7 +351,17 @@ def hardened_noise(
     return _plus_grid_noise(rounded, grid, draws.reshape(values.shape))
 
 
-def hardened_second_moment(matrix, n_samples, sensitivity, budget, rng, n_releases=1):
+def hardened_second_moment(
+    matrix,
+    n_samples,
+    sensitivity,
+    budget,
+    rng,
+    n_releases=1,
+    *,
+    site="second moment",
+    joint=None,
+):
     """A second moment computed by skprivcov plus hardened noise on its upper
     triangle: :func:`hardened_noise` with the Gram matrix's float error, in ℓ2
     (zCDP) the Frobenius bound :func:`gram_error_bound`, in ℓ1 (pure) d times
@@ -327,4 +378,6 @@ def hardened_second_moment(matrix, n_samples, sensitivity, budget, rng, n_releas
         statistic_error=error,
         symmetric=True,
         n_releases=n_releases,
+        site=site,
+        joint=joint,
     )

@@ -3,8 +3,9 @@
 import numpy as np
 
 from skprivcov._symmetric import mirror_upper, row_blocks
+from skprivcov.mechanisms._noise_record import record_noise
 
-__all__ = ["symmetric_from_upper", "symmetric_noise"]
+__all__ = ["additive_noise", "symmetric_from_upper", "symmetric_noise"]
 
 _DRAWS = {
     "gaussian": lambda rng, size: rng.standard_normal(size),
@@ -12,7 +13,36 @@ _DRAWS = {
 }
 
 
-def symmetric_noise(n_features, scale, rng, *, distribution):
+def _redraw(distribution, scale):
+    """More draws of the same law and scale, for a noise record."""
+    return lambda count, rng: _DRAWS[distribution](rng, count) * scale
+
+
+def additive_noise(size, scale, budget, rng, *, site, joint=None):
+    """numpy's noise for ``budget``: N(0, scale²) for a zCDP budget, Lap(scale)
+    for a pure one (docs/algorithms.rst §0.1), ``size`` draws (a float for
+    None). The float path of every noised vector or scalar; ``site`` and
+    ``joint`` describe the draw for a noise record (``_noise_record``)."""
+    if budget.notion == "zcdp":
+        distribution = "gaussian"
+        noise = rng.standard_normal(size) * scale
+    else:
+        distribution = "laplace"
+        noise = rng.laplace(0.0, scale, size)
+    record_noise(site, budget, False, noise, _redraw(distribution, scale), joint)
+    return noise
+
+
+def symmetric_noise(
+    n_features,
+    scale,
+    rng,
+    *,
+    distribution,
+    site="second moment",
+    budget=None,
+    joint=None,
+):
     """A symmetric d×d noise matrix: SGW(d) or SLW(d) times ``scale``.
 
     One independent draw for each of the d(d+1)/2 coordinates on and above the
@@ -28,6 +58,8 @@ def symmetric_noise(n_features, scale, rng, *, distribution):
         The only source of randomness.
     distribution : {"gaussian", "laplace"}
         N(0, 1) or Lap(1) entries before scaling.
+    site, budget, joint
+        What the draw is, for a noise record (``_noise_record``).
 
     Returns
     -------
@@ -36,6 +68,7 @@ def symmetric_noise(n_features, scale, rng, *, distribution):
     """
     values = _DRAWS[distribution](rng, n_features * (n_features + 1) // 2)
     values *= scale
+    record_noise(site, budget, False, values, _redraw(distribution, scale), joint)
     return symmetric_from_upper(values, n_features)
 
 

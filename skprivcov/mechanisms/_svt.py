@@ -5,6 +5,8 @@ from fractions import Fraction
 import numpy as np
 
 from skprivcov.mechanisms._hardened import grid_laplace, is_hardened
+from skprivcov.mechanisms._noise import additive_noise
+from skprivcov.privacy import PrivacyCost
 
 __all__ = ["above_threshold"]
 
@@ -49,11 +51,17 @@ def above_threshold(queries, threshold, epsilon, rng):
     index : int or None
         0-based index of the first query above the noisy threshold, or None.
     """
-    noisy_threshold = Fraction(threshold) + _laplace(2.0 / epsilon, 1, rng)[1](0)
+    # The threshold's and the queries' noise spend ε together (one record
+    # token for the noise calibration tests).
+    budget, joint = PrivacyCost.pure(epsilon), object()
+    threshold_noise = _laplace(2.0 / epsilon, 1, rng, "svt threshold", budget, joint)
+    noisy_threshold = Fraction(threshold) + threshold_noise[1](0)
     level = float(noisy_threshold)
     for start in range(0, len(queries), _CHUNK):
         block = list(queries[start : start + _CHUNK])
-        noise, exact_noise = _laplace(4.0 / epsilon, len(block), rng)
+        noise, exact_noise = _laplace(
+            4.0 / epsilon, len(block), rng, "svt queries", budget, joint
+        )
         approximate = np.array([float(q) for q in block]) + noise
         slack = _SCREEN * (np.abs(approximate) + np.abs(noise) + abs(level) + 1.0)
         for i in np.flatnonzero(approximate >= level - slack):
@@ -62,14 +70,14 @@ def above_threshold(queries, threshold, epsilon, rng):
     return None
 
 
-def _laplace(scale, size, rng):
+def _laplace(scale, size, rng, site, budget, joint):
     """(noise as floats, noise i as an exact Fraction): Lap(scale) from numpy,
     or with hardened noise (§17) the discrete Laplace on a grid (exact as
     integers times the grid; the floats only screen)."""
     if not is_hardened(rng):
-        noise = rng.laplace(0.0, scale, size)
+        noise = additive_noise(size, scale, budget, rng, site=site, joint=joint)
         return noise, lambda i: Fraction(float(noise[i]))
-    draws, grid = grid_laplace(scale, size, rng)
+    draws, grid = grid_laplace(scale, size, rng, site=site, budget=budget, joint=joint)
     return draws * float(grid), lambda i: int(draws[i]) * grid
 
 

@@ -4,6 +4,7 @@ import math
 from fractions import Fraction
 
 from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
+from skprivcov.mechanisms._noise import additive_noise
 from skprivcov.mechanisms._sensitivity import (
     gaussian_scale,
     laplace_scale,
@@ -69,14 +70,20 @@ def private_trace_upper_bound(
         # §17: the exact trace on a grid plus exact discrete noise; the shift
         # and the clipping are post-processing.
         noisy = hardened_noise(
-            Fraction(trace), sensitivity, budget, rng, statistic_error=trace_error
+            Fraction(trace),
+            sensitivity,
+            budget,
+            rng,
+            statistic_error=trace_error,
+            site="trace",
         )
         shift = 0.0 if beta is None else _shift(sensitivity, budget, beta)
         return min(max(noisy + shift, 0.0), ceiling), budget
     if budget.notion == "zcdp":
-        noise = gaussian_scale(sensitivity, budget.rho) * rng.standard_normal()
+        scale = gaussian_scale(sensitivity, budget.rho)
     else:
-        noise = laplace_scale(sensitivity, budget.parameter) * rng.laplace()
+        scale = laplace_scale(sensitivity, budget.parameter)
+    noise = additive_noise(None, scale, budget, rng, site="trace")
     shift = 0.0 if beta is None else _shift(sensitivity, budget, beta)
     value = float(Fraction(trace) + Fraction(noise) + Fraction(shift))
     return min(max(value, 0.0), ceiling), budget

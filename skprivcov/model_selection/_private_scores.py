@@ -15,7 +15,7 @@ from sklearn.pipeline import Pipeline
 from skprivcov._constraints import NORM_BOUND_RANGE
 from skprivcov._dask import is_dask_array
 from skprivcov._stats import UNIT_BITS, floored_unit_sum, unit_ball_statistics
-from skprivcov._validation import as_numeric
+from skprivcov._validation import as_numeric, check_per_row
 
 __all__ = ["CovarianceErrorScore", "PredictionLossScore"]
 
@@ -195,18 +195,22 @@ class PredictionLossScore:
         refuses it); so does a prediction that is not a finite number.
         """
         rows = _rows(X)
+        n_rows = rows.shape[0]
         bad = _bad_rows(rows)
         if np.any(bad):
             rows = _zeroed(rows, bad)
-        predicted = np.asarray(estimator.predict(rows))
+        # One loss per row, never a broadcast of (n,) against (n, 1) (§13.7).
+        predicted = check_per_row(estimator.predict(rows), n_rows, "The predictions")
+        y = check_per_row(y, n_rows, "The held-out target")
         if self.loss == "zero_one":
-            losses = (predicted != np.asarray(y)).astype(np.float64)
+            losses = (predicted != y).astype(np.float64)
         else:
             with np.errstate(all="ignore"):
                 difference = _numeric(predicted) - _numeric(y)
                 losses = difference**2 if self.loss == "squared" else np.abs(difference)
         losses = np.where(np.isfinite(losses), np.minimum(losses, self.clip), self.clip)
         losses[bad] = self.clip
+        losses = check_per_row(losses, n_rows, "The losses")
         units = floored_unit_sum(losses / self.clip)  # Σ⌊(loss/c)·2^52⌋, exact
         return -Fraction(units, losses.size << UNIT_BITS) * Fraction(self.clip)
 

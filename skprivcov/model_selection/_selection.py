@@ -20,15 +20,19 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from skprivcov._constraints import NOISE
+from skprivcov._dask import is_dask_array
 from skprivcov._random import SEED_LIMIT, release_generator
 from skprivcov._validation import check_public
 from skprivcov.covariance import BasePrivateCovariance
+from skprivcov.mechanisms import gaussian_scale, laplace_scale
 from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
+from skprivcov.mechanisms._noise import additive_noise
 from skprivcov.model_selection._cost import _estimators_among, planned_charges
 from skprivcov.model_selection._private_scores import (
     CovarianceErrorScore,
     PredictionLossScore,
 )
+from skprivcov.model_selection._probe import check_public_facts
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 from skprivcov.privacy._renyi import (
     RENYI_ORDERS,
@@ -457,10 +461,14 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                 f"validation_fraction={fraction} of {n_samples} rows leaves no "
                 "training or no held-out row."
             )
-        if y is not None and _num_samples(y) != n_samples:
-            raise ValueError(
-                f"X has {n_samples} rows but y has {_num_samples(y)} values."
-            )
+        y = _public_target(y, n_samples)
+        # Every candidate's own public checks, on a stand-in of the training
+        # share (its container, shape and dtype; no value), before the charge:
+        # a run must never fail, after the charge, for a reason the public
+        # inputs settled (docs/algorithms.rst §13.2).
+        n_training = n_samples if fraction is None else n_samples - n_heldout
+        for model in models:
+            check_public_facts(model, X, y, n_training)
         if self.accountant is not None:
             self.accountant.spend(
                 total,
@@ -566,6 +574,34 @@ def _run(model, scoring, X_train, y_train, X_scored, y_scored):
     return score if math.isfinite(score) else -math.inf
 
 
+def _public_target(y, n_samples):
+    """y's public facts, checked before the charge: one value per row, as a
+    1-D array or a single column (raveled, as scikit-learn does); any other
+    shape is refused, never broadcast against the predictions
+    (docs/algorithms.rst §13.7)."""
+    if y is None:
+        return None
+    if hasattr(y, "to_numpy"):  # a pandas Series or DataFrame
+        y = y.to_numpy()
+    if not is_dask_array(y):
+        try:
+            y = np.asarray(y)
+        except (ValueError, TypeError):
+            raise ValueError(
+                "PrivateRandomSearch could not read y as an array of one value per row."
+            ) from None
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.reshape(-1)
+    if y.ndim != 1:
+        raise ValueError(
+            "PrivateRandomSearch needs y of shape (n_samples,) or (n_samples, 1); "
+            f"got shape {y.shape}."
+        )
+    if _num_samples(y) != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {_num_samples(y)} values.")
+    return y
+
+
 def _check_private(model):
     """Every estimator in a candidate must be skprivcov's: another library's
     fit (a scaler, MinCovDet, any object with a ``fit``) reads the rows with
@@ -639,14 +675,15 @@ def _noisy_score(score, rng, sensitivity, cost):
     sensitivity *= 1.0 + 1e-9
     if is_hardened(rng):
         if isinstance(score, Fraction):  # an exact score: rounded to the grid exactly
-            return hardened_noise(score, sensitivity, cost, rng)
-        return float(hardened_noise(np.array([score]), sensitivity, cost, rng)[0])
+            return hardened_noise(score, sensitivity, cost, rng, site="score")
+        noisy = hardened_noise(np.array([score]), sensitivity, cost, rng, site="score")
+        return float(noisy[0])
     score = float(score)
     if cost.notion == "zcdp":
-        noise = rng.normal(0.0, sensitivity / math.sqrt(2.0 * cost.parameter))
+        scale = gaussian_scale(sensitivity, cost.parameter)
     else:
-        noise = rng.laplace(0.0, sensitivity / cost.parameter)
-    return score + float(noise)
+        scale = laplace_scale(sensitivity, cost.parameter)
+    return score + float(additive_noise(None, scale, cost, rng, site="score"))
 
 
 def _largest(costs):
