@@ -73,7 +73,8 @@ def _run(patch, pytest_args):
         )
         seconds = time.perf_counter() - start
     failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", result.stdout, re.MULTILINE)
-    if result.returncode == 1:
+    # With -x under pytest-xdist a failure ends the run as "interrupted" (2).
+    if result.returncode == 1 or re.search(r"\b\d+ (failed|error)", result.stdout):
         return "caught", failed[0] if failed else "", seconds
     if result.returncode == 0:
         return "MISSED", "", seconds

@@ -242,6 +242,26 @@ def _line_blocks(handle):
         yield tail + b"\n"
 
 
+def _capped_blocks(blocks, width):
+    """The blocks cut to at most max(1, 2^17 // width) lines each, so that what
+    a block's parse allocates (lines × width numbers and cells) has a bound
+    set by public facts, not by how short the lines are (review of issue 32:
+    1 MiB of empty lines parsed as a million rows at once ran out of memory
+    before the charge where a clean file of the same n and width did not)."""
+    most = max(1, (_BLOCK_BYTES // 8) // width)
+    for block in blocks:
+        ends = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        if len(ends) <= most:
+            yield block
+            continue
+        start = 0
+        for end in ends[most - 1 :: most]:
+            yield block[start : end + 1]
+            start = end + 1
+        if start < len(block):
+            yield block[start:]
+
+
 def _count_lines(handle):
     """The number of lines from here on, as _line_blocks splits them: the
     newlines, plus one for a last line without a newline (so "1,2\n" is one
@@ -332,7 +352,7 @@ def _read_csv(path, skip_header):
             ) from None
         handle.seek(data)
         filled = 0
-        for block in _line_blocks(handle):
+        for block in _capped_blocks(_line_blocks(handle), width):
             parsed = _parse_block(block, width)
             if filled + len(parsed) > n:
                 break

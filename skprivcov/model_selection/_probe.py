@@ -17,7 +17,6 @@ import warnings
 import numpy as np
 from scipy import sparse
 from sklearn.base import clone
-from sklearn.utils import _safe_indexing
 
 from skprivcov._dask import is_dask_array
 from skprivcov.privacy import PrivacyAccountant
@@ -63,10 +62,13 @@ def _stand_in_rows(X, n_rows):
     """Rows like the first ``n_rows`` of X (container, dtype, format, chunks),
     every value zero."""
     if is_dask_array(X):
-        # Lazy: the zeros keep the chunk structure of the real share, and
-        # nothing of X is computed unless a check reads values (none does).
-        return _safe_indexing(X, np.arange(n_rows)).map_blocks(
-            np.zeros_like, dtype=X.dtype
+        # Zeros with X's column chunks and no dependency on X's graph: even a
+        # check that computed the stand-in would load nothing of X.
+        from dask import array
+
+        rows = max(1, min(X.chunksize[0], n_rows))
+        return array.zeros(
+            (n_rows, X.shape[1]), dtype=X.dtype, chunks=(rows, X.chunks[1])
         )
     if sparse.issparse(X):
         return sparse.csr_matrix((n_rows, X.shape[1]), dtype=X.dtype).asformat(X.format)
@@ -77,8 +79,10 @@ def _stand_in_target(y, n_rows):
     if y is None:
         return None
     if is_dask_array(y):
-        return _safe_indexing(y, np.arange(n_rows)).map_blocks(
-            np.zeros_like, dtype=y.dtype
+        from dask import array
+
+        return array.zeros(
+            n_rows, dtype=y.dtype, chunks=max(1, min(y.chunksize[0], n_rows))
         )
     return np.zeros(n_rows, dtype=y.dtype)
 
