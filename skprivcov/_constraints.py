@@ -36,6 +36,7 @@ __all__ = [
     "NORM_BOUND",
     "NORM_BOUND_RANGE",
     "PROJECTION",
+    "RELEASE_NORM_BOUND",
     "RELEASE_SEED",
     "SHARE",
     "SHARE_RANGE",
@@ -49,6 +50,9 @@ SHARE_RANGE = (1e-3, 1.0 - 1e-3)
 BUDGET = [Interval(Real, *BUDGET_RANGE, closed="both"), None]
 DELTA = [Interval(Real, 0, 1, closed="left"), None]
 NORM_BOUND = [Interval(Real, *NORM_BOUND_RANGE, closed="both")]
+# A releasing estimator's bound: public, or "auto", a private quantile of the
+# row norms inside the budget (docs/algorithms.rst §18.2).
+RELEASE_NORM_BOUND = [*NORM_BOUND, StrOptions({"auto"})]
 # A share of a budget (e.g. an eigenvalue share, a trace fraction).
 SHARE = [Interval(Real, *SHARE_RANGE, closed="both")]
 

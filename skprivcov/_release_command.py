@@ -12,6 +12,7 @@ whole release succeeds, and existing files are kept unless ``--force``. With
 if the budget cannot pay for it.
 """
 
+import argparse
 import csv
 import datetime
 import json
@@ -54,6 +55,18 @@ class ReleaseError(Exception):
     """A bad file or value: reported in one line, nothing written."""
 
 
+def _bound_argument(text):
+    """--norm-bound: a number, or "auto" (a private bound, §18.2)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number or 'auto', got {text!r}"
+        ) from None
+
+
 def _add_shared_arguments(parser, output_help):
     parser.add_argument("input", type=pathlib.Path, help="rows: a .csv or .npy file")
     parser.add_argument(
@@ -85,11 +98,13 @@ def _add_shared_arguments(parser, output_help):
     budget.add_argument("--delta", type=float, default=None, help="δ of (ε, δ)-DP")
     parser.add_argument(
         "--norm-bound",
-        type=float,
+        type=_bound_argument,
         default=None,
         help="public bound on the row norms, chosen from what is known of the "
-        "data without reading it (docs/choosing.rst); longer rows are clipped "
-        f"(default: {DEFAULT_NORM_BOUND:g}, as in Python)",
+        "data without reading it (docs/choosing.rst); longer rows are clipped; "
+        "'auto': a private bound at 1/16 of the budget, written to the record "
+        f"(docs/algorithms.rst §18.2) (default: {DEFAULT_NORM_BOUND:g}, as in "
+        "Python)",
     )
     parser.add_argument(
         "--nonfinite",
@@ -541,6 +556,9 @@ def _record(args, estimator, output):
         "estimator": type(estimator).__name__,
         "parameters": public_parameters(estimator),
         "privacy_spent": _spent_record(estimator.privacy_spent_),
+        # The bound the rows were clipped at: public, or with --norm-bound
+        # auto the output of the private step "norm bound" (§18.2).
+        "norm_bound": getattr(estimator, "norm_bound_", None),
         "n_features": int(estimator.n_features_in_),
     }
     if args.ledger is not None:

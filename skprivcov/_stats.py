@@ -54,6 +54,7 @@ __all__ = [
     "norm_profile",
     "record_summation_depth",
     "recorded_summation_depths",
+    "row_norm_counts",
     "summation_depth",
     "unit_ball_statistics",
 ]
@@ -608,3 +609,51 @@ def norm_profile(X, norm_bound, *, nonfinite="raise", chunk_rows=None):
     )
     exponents = np.arange(_SMALLEST_EXPONENT, 1)
     return NormProfile(exponents, counts, squared_units, X.shape[0])
+
+
+def _norm_count_sums(X, grid, chunk_rows):
+    """(rows per grid cell, non-finite rows): cell j holds the rows whose
+    norm lies in (grid[j − 1], grid[j]] (cell 0: norm 0, the last: above
+    every candidate)."""
+    cells = np.zeros(grid.size + 1, dtype=np.int64)
+    n_bad = 0
+    for norms in _norm_chunks(X, chunk_rows):
+        finite = np.isfinite(norms)
+        n_bad += int(norms.size - np.count_nonzero(finite))
+        # A non-finite row counts as a row of zeros (nonfinite="zero"; with
+        # "raise" the pass refuses afterwards).
+        norms = np.where(finite, norms, 0.0)
+        cells += np.bincount(
+            np.searchsorted(grid, norms, side="left"), minlength=grid.size + 1
+        )
+    return cells, n_bad
+
+
+def row_norm_counts(X, grid, *, nonfinite="raise", chunk_rows=None):
+    """c_k = #{i : ‖x_i‖ ≤ grid[k]} for the raw rows of X (no clipping), in
+    one pass: what a private quantile of the row norms needs
+    (docs/algorithms.rst §18.1–18.2). Each row's computed norm is a function
+    of that row alone, so replacing a row moves every count by at most 1.
+
+    It reads the values of X, so it checks them (see
+    :func:`unit_ball_statistics`): run it after the charge.
+
+    Parameters
+    ----------
+    X : ndarray, memmap, sparse matrix or dask array of shape (n_samples, \
+            n_features)
+        Validated numeric input.
+    grid : ndarray of float64, ascending
+        The public candidates.
+    nonfinite : {"raise", "zero"}, default="raise"
+    chunk_rows : int, default=None
+
+    Returns
+    -------
+    counts : ndarray of int64, shape grid.shape
+    """
+    _check_rule(nonfinite)
+    grid = np.asarray(grid, dtype=np.float64)
+    cells, n_bad = _reduce(X, _norm_count_sums, grid, chunk_rows)
+    _refuse_nonfinite(n_bad, nonfinite)
+    return np.cumsum(cells)[:-1]

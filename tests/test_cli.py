@@ -622,3 +622,48 @@ def test_reading_a_csv_is_a_total_function_of_its_bytes(tmp_path, monkeypatch):
                 continue  # a header and no row: refused, a public fact
             rows = command._read_rows(path, skip_header=skip)
             assert rows.shape == (lines + (not skip), 3)
+
+
+@pytest.mark.parametrize("command", ["release", "pca"])
+def test_an_auto_norm_bound_is_private_and_recorded(files, command):
+    """--norm-bound auto is Python's norm_bound="auto" (§18.2): the same
+    release for the same seed, the bound written to the record, the whole
+    budget charged once."""
+    ledger = files / "ledger.sqlite"
+    code = main(
+        [
+            command,
+            str(files / "rows.npy"),
+            "-o",
+            str(files / "out.npy"),
+            "--rho",
+            "0.5",
+            "--norm-bound",
+            "auto",
+            "--mechanism",
+            "gaussian",
+            "--seed",
+            "3",
+            "--ledger",
+            str(ledger),
+            "--ledger-rho",
+            "1",
+        ]
+    )
+    assert code == 0
+    record = json.loads((files / "out.npy.json").read_text())
+    if command == "release":
+        reference = GaussianCovariance(
+            rho=0.5, norm_bound="auto", assume_centered=False, random_state=3
+        ).fit(ROWS)
+        np.testing.assert_array_equal(np.load(files / "out.npy"), reference.covariance_)
+        assert record["norm_bound"] == reference.norm_bound_
+    assert record["parameters"]["norm_bound"] == "auto"
+    assert record["norm_bound"] > 0
+    assert PrivacyAccountant(path=ledger).spent.parameter == pytest.approx(0.5)
+
+
+def test_a_norm_bound_that_is_neither_a_number_nor_auto_is_refused(files, capsys):
+    with pytest.raises(SystemExit):
+        _release(files / "rows.npy", "-o", files / "out.npy", "--norm-bound", "max")
+    assert "must be a number or 'auto'" in capsys.readouterr().err

@@ -56,6 +56,8 @@ ADDITIVE_PARTS = {
     "radius": "svt threshold",
     "threshold search": "svt threshold",
     "nuclear radius": "nuclear radius",
+    # norm_bound="auto" (§18.2): the sparse vector technique on the grid.
+    "norm bound": "svt threshold",
 }
 OTHER_PARTS = {"eigenvectors", "noise", "unspent (dON Alg. 2)"}
 

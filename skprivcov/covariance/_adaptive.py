@@ -174,7 +174,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         return radius_step_runs(data.n_samples, dimension, budget, self.beta)
 
     def _release(self, data, budget, rng):
-        bound = float(self.norm_bound)
+        bound = self.norm_bound_
         matrix, parts, plan = adaptive_covariance(
             data.norm_profile(bound),
             # The second pass: rows clipped at B·2^e, scaled into the unit ball.

@@ -229,7 +229,7 @@ class AutoCovariance(BasePrivateCovariance):
         return budget.with_caveats((MCMC_NOISE,)) if budget.notion == "pure" else budget
 
     def _release(self, data, budget, rng):
-        bound = float(self.norm_bound)
+        bound = self.norm_bound_
         if not self.allow_zero and budget.notion == "zcdp":
             # Nothing left to choose (§3.9): without the zero candidate a zCDP
             # budget always goes to AdaptiveCov, so no trace estimate is made
@@ -273,10 +273,14 @@ class AutoCovariance(BasePrivateCovariance):
 
     def _chosen(self, choice):
         common = {
-            "norm_bound": self.norm_bound,
+            "norm_bound": self.norm_bound_,
             "assume_centered": self.assume_centered,
             "nonfinite": self.nonfinite,
         }
         if choice == "adaptive":
-            return AdaptiveCovariance(beta=self.beta, **common)
-        return NuclearLaplaceCovariance(**common)
+            chosen = AdaptiveCovariance(beta=self.beta, **common)
+        else:
+            chosen = NuclearLaplaceCovariance(**common)
+        # Its _release runs inside this fit, at this fit's bound.
+        chosen.norm_bound_ = self.norm_bound_
+        return chosen

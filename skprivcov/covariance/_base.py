@@ -24,15 +24,21 @@ from skprivcov._constraints import (
     DELTA,
     NOISE,
     NONFINITE,
-    NORM_BOUND,
     PROJECTION,
+    RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
 from skprivcov._random import release_generator, seed_description
 from skprivcov._stats import recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._clipped_data import ClippedData
-from skprivcov.mechanisms import noise_level, project_psd, project_psd_trace_ball
+from skprivcov.mechanisms import (
+    noise_level,
+    project_psd,
+    project_psd_trace_ball,
+    split_budget,
+)
+from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 from skprivcov.privacy import (
     PrivacyAccountant,
     PrivacyCost,
@@ -267,7 +273,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         "rho": BUDGET,
         "epsilon": BUDGET,
         "delta": DELTA,
-        "norm_bound": NORM_BOUND,
+        "norm_bound": RELEASE_NORM_BOUND,
         "assume_centered": ["boolean"],
         "projection": PROJECTION,
         "nonfinite": NONFINITE,
@@ -359,9 +365,9 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         """The one-pass case of :meth:`_release`: ``mechanism`` (a function of
         ``skprivcov.mechanisms`` taking ``(second_moment, n_samples, budget,
         rng, **options)`` and returning ``(release, parts)``) on the rows
-        clipped at ``norm_bound``. With ``exact_trace`` it also gets
+        clipped at ``norm_bound_``. With ``exact_trace`` it also gets
         ``trace=``, the exact trace of the target (docs/algorithms.rst §13.6)."""
-        bound = float(self.norm_bound)
+        bound = self.norm_bound_
         target = data.target(bound)
         if exact_trace:
             options["trace"] = target.trace
@@ -424,11 +430,13 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         data = ClippedData(
             X, augmented=not self.assume_centered, nonfinite=self.nonfinite
         )
+        bound_parts, release_budget = self._choose_norm_bound(data, budget, rng)
         # The statistics record their summation depth for hardened noise (§17).
         with recorded_summation_depths():
-            release = self._release(data, budget, rng)
+            release = self._release(data, release_budget, rng)
+        parts = (*bound_parts, *release.parts)
         # Checked before anything is stored: an overspent release is never kept.
-        check_within(compose_parts(release.parts), budget)
+        check_within(compose_parts(parts), budget)
 
         # Post-processing of the release only; back to the scale of the data.
         covariance, location = self._post_process(release.matrix)
@@ -441,5 +449,21 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             setattr(self, name, value)
         # What the accountant recorded, and how the mechanism divided it.
         self.privacy_spent_ = budget
-        self.privacy_parts_ = tuple(release.parts)
+        self.privacy_parts_ = parts
         return self
+
+    def _choose_norm_bound(self, data, budget, rng):
+        """Set ``norm_bound_``; return (the parts spent on it, what is left
+        for the release). A public bound costs nothing; "auto" spends the
+        part ``"norm bound"`` on a private high quantile of the row norms
+        (docs/algorithms.rst §18.2), and the release the rest, on the same
+        rows (sequential composition)."""
+        if self.norm_bound != "auto":
+            self.norm_bound_ = float(self.norm_bound)
+            return (), budget
+        bound_part, rest = split_budget("norm bound auto", budget)
+        grid = norm_grid()
+        self.norm_bound_ = private_norm_bound(
+            data.norm_counts(grid), grid, data.n_samples, bound_part.cost, rng
+        )
+        return (bound_part,), rest.cost

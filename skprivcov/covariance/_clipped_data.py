@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE, augment
-from skprivcov._stats import norm_profile, unit_ball_statistics
+from skprivcov._stats import norm_profile, row_norm_counts, unit_ball_statistics
 
 __all__ = ["ClippedData", "Target"]
 
@@ -71,6 +71,11 @@ class ClippedData:
         # tr M = c_x²·tr S + c_0² for the augmented rows, exactly (c² = ½).
         trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
         return Target(augment(stats.second_moment, stats.mean), trace)
+
+    def norm_counts(self, grid):
+        """c_k = #{i : ‖x_i‖ ≤ grid[k]} for the rows as given (before any
+        clipping): what a private quantile of the norms reads (§18.2)."""
+        return row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
 
     def norm_profile(self, bound):
         """The histogram of the norm exponents of the rows scaled by 1/``bound``

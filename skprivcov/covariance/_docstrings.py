@@ -14,12 +14,16 @@ _SHARED = {
 
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget; only with ``epsilon``.""",
-    "common_parameters": """norm_bound : float in [1e-30, 1e30], default=1.0
+    "common_parameters": """norm_bound : float in [1e-30, 1e30] or "auto", default=1.0
         Public bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
-        it, x ↦ min(1, B/‖x‖)·x; the bound is never inferred from the data and
-        the number of clipped rows is not reported (it is private). The range
-        keeps every computation of the fit inside float64, so that nothing
-        fails after the budget is charged.
+        it, x ↦ min(1, B/‖x‖)·x; the number of clipped rows is not reported
+        (it is private). The range keeps every computation of the fit inside
+        float64, so that nothing fails after the budget is charged. "auto":
+        B is a private high quantile of the row norms, chosen on the public
+        grid 0, 2^−32·2^{k/4}, …, 2^32 by the exponential mechanism at 1/16
+        of the budget (the part ``"norm bound"`` of ``privacy_parts_``), and
+        the release spends the rest (docs/algorithms.rst §18.2); it is
+        published as ``norm_bound_``.
 
     assume_centered : bool, default=True
         If True, estimate the second moment XᵀX/n (the papers' target) and set
@@ -130,6 +134,10 @@ _SHARED["fitted_attributes"] = f"""{_SHARED["release_attributes"]}
     privacy_spent_ : PrivacyCost
         What the fit spent: the budget charged, which the parts of the
         mechanism add up to (checked at every fit).
+
+    norm_bound_ : float
+        The bound the rows were clipped at: ``norm_bound``, or with "auto" its
+        private choice (an output of the step ``"norm bound"``).
 
     {_SHARED["parts_attribute"]}
 

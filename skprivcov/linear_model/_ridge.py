@@ -63,9 +63,12 @@ class PrivateRidge(BasePrivateRidge):
         level of the release's feature block (its estimator's
         ``eigenvalue_floor_``, in the units of X: public n, d and budget times
         the release's published scale), c = 1/2; it spends
-        nothing, and needs a release that states its noise level (made by a
-        skprivcov estimator, or a CovarianceRelease with ``noise_level``):
-        give a number for an array. The value used is ``alpha_``. The default
+        nothing, and needs a release that states its noise level: a fitted
+        skprivcov estimator, every release a fitted model publishes
+        (``PrivateRidge``'s and ``PrivateRidgeCV``'s ``release_`` and
+        ``fold_releases_``, ``FoldReleases``' ``release_`` and ``tokens_``),
+        or a CovarianceRelease with ``noise_level``; give a number for an
+        array. The value used is ``alpha_``. The default
         since issue 20: on diabetes its test MSE was below both the private
         mean's and the fixed alphas' (docs/ridge.rst).
 
@@ -265,11 +268,17 @@ default=None
         estimator.fit(self._bounded_rows(X, y))
         release = self._release_of(estimator, X.shape[0], target_name)
         self.estimator_ = estimator
-        # The noise level of the feature block in the units of X: the bounded
-        # rows carry x/B_x, so B_x² times the release's (§16).
-        noise = estimator.eigenvalue_floor_ * float(self.X_norm_bound) ** 2
+        # The release states the noise level of its feature block in the units
+        # of X (the bounded rows carry x/B_x: B_x² times the estimator's, §16),
+        # so a model refit from ``release_`` chooses the same alpha="auto".
         # The release's columns are [X..., y]: the target is the last one.
-        self._set_model(release, list(range(X.shape[1])), X.shape[1], X.shape[1], noise)
+        self._set_model(
+            release,
+            list(range(X.shape[1])),
+            X.shape[1],
+            X.shape[1],
+            release.noise_level,
+        )
         self.privacy_spent_ = estimator.privacy_spent_
         self.privacy_parts_ = estimator.privacy_parts_
         return self

@@ -8,6 +8,7 @@ release back to the units of (x, y) is post-processing.
 """
 
 import math
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -18,7 +19,13 @@ from skprivcov._constraints import NORM_BOUND_RANGE
 from skprivcov._validation import check_per_row
 from skprivcov.covariance import CovarianceRelease
 
-__all__ = ["ROW_NORM_BOUND", "bounded_rows", "release_in_data_units", "target_map"]
+__all__ = [
+    "ROW_NORM_BOUND",
+    "bounded_rows",
+    "feature_noise_level",
+    "release_in_data_units",
+    "target_map",
+]
 
 # ‖x/max(‖x‖, B_x)‖ ≤ 1 and |y'| ≤ 1, so ‖z‖ ≤ √2.
 ROW_NORM_BOUND = math.sqrt(2.0)
@@ -87,7 +94,15 @@ def release_in_data_units(
     estimator, *, n_samples, X_norm_bound, y_bound, fit_intercept, names
 ):
     """The release of a covariance estimator fitted on ``bounded_rows``, mapped
-    back to the units of (x, y): x = B_x z_x, y = h z_y + c (post-processing)."""
+    back to the units of (x, y): x = B_x z_x, y = h z_y + c (post-processing).
+
+    Its ``noise_level`` is that of the feature block in the units of X²: the
+    estimator's ``eigenvalue_floor_`` (public n, d and budget times the
+    release's scale², docs/algorithms.rst §15) times B_x², the scale of every
+    feature column. ``PrivateRidge(alpha="auto")`` reads it (§16), so every
+    release a fitted ridge model or fold search publishes states it.
+    (``affine_transformed`` drops it, since the target's scale h differs.)
+    """
     _, _, shift, scale = target_map(y_bound, fit_intercept)
     n_columns = estimator.covariance_.shape[0]
     scales = np.full(n_columns, float(X_norm_bound))
@@ -95,4 +110,11 @@ def release_in_data_units(
     shifts = np.zeros(n_columns)
     shifts[-1] = shift
     release = CovarianceRelease.from_estimator(estimator, n_samples=n_samples)
-    return release.affine_transformed(scales, shifts, feature_names=names)
+    release = release.affine_transformed(scales, shifts, feature_names=names)
+    return replace(release, noise_level=feature_noise_level(estimator, X_norm_bound))
+
+
+def feature_noise_level(estimator, X_norm_bound):
+    """The noise level of the feature block of a release of ``bounded_rows``,
+    in the units of X²: ``eigenvalue_floor_`` · B_x² (docs/algorithms.rst §16)."""
+    return float(estimator.eigenvalue_floor_) * float(X_norm_bound) ** 2

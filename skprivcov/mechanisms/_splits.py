@@ -79,6 +79,13 @@ def _auto():
 
 
 # mechanism → its shares, a function of the mechanism's public options.
+def _bound_auto():
+    # §18.2: a private row-norm bound (a quantile of ‖x_i‖ on a public grid)
+    # at 1/16 of the budget, the release at the rest, on the same rows
+    # (sequential composition).
+    return (("norm bound", 1 / 16), ("release", 15 / 16))
+
+
 SPLITS = {
     "gaussian": _whole("noisy matrix"),
     "laplace": _whole("noisy matrix"),
@@ -88,6 +95,7 @@ SPLITS = {
     "nuclear-laplace": _nuclear_laplace,
     "adaptive": _adaptive,
     "auto": _auto,
+    "norm bound auto": _bound_auto,
 }
 
 

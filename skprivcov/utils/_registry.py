@@ -46,6 +46,10 @@ RELEASE_ATTRIBUTES = {
     "location_": "the release (its private mean) or zero",
     "privacy_spent_": "the budget charged: public parameters",
     "privacy_parts_": "its split by step: public parameters (mechanisms.SPLITS)",
+    "norm_bound_": (
+        "the public norm_bound, or with 'auto' the output of the private step "
+        "'norm bound' (docs/algorithms.rst §18.2)"
+    ),
     "n_features_in_": "public: the shape of X",
     "feature_names_in_": "public: the column names of X",
     "eigenvalue_floor_": (
@@ -171,6 +175,8 @@ _ENTRIES = (
             "raw": {"projection": None},
             # numpy's continuous noise instead of the hardened default (§17).
             "float noise": {"noise": "float"},
+            # A private row-norm bound inside the budget (§18.2).
+            "auto bound": {"norm_bound": "auto"},
             **_CENTRED,
         },
         cli_name="gaussian",
@@ -184,7 +190,12 @@ _ENTRIES = (
     ),
     RegistryEntry(
         LaplaceCovariance,
-        {"default": {}, "float noise": {"noise": "float"}, **_CENTRED},
+        {
+            "default": {},
+            "float noise": {"noise": "float"},
+            "auto bound": {"norm_bound": "auto"},
+            **_CENTRED,
+        },
         cli_name="laplace",
         demo_budgets=("pure",),
         audits={
@@ -258,6 +269,7 @@ _ENTRIES = (
             "default": {},
             "pure": {"epsilon": 1.0},
             "no zero": {"allow_zero": False},
+            "auto bound": {"norm_bound": "auto", "assume_centered": False},
             **_CENTRED,
         },
         cli_name="auto",

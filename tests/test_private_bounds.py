@@ -1,0 +1,190 @@
+"""Private bounds inside the budget (docs/algorithms.rst §18; issue 33).
+
+The private quantile on a public grid (the exponential mechanism, sampled
+exactly), the row-norm counts it reads, and ``norm_bound="auto"``: its share
+of the budget, the bound it publishes, its accuracy, and its refusals.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import sparse, stats
+
+from skprivcov import (
+    AutoCovariance,
+    GaussianCovariance,
+    LaplaceCovariance,
+    PrivacyAccountant,
+    PrivacyCost,
+)
+from skprivcov._random import release_generator
+from skprivcov._stats import row_norm_counts
+from skprivcov.mechanisms._quantile import (
+    norm_grid,
+    private_quantile,
+    quantile_epsilon,
+    quantile_rank_error,
+)
+
+
+def _exponential_mechanism_law(counts, target, epsilon):
+    utility = -np.abs(np.asarray(counts, float) - target)
+    weights = np.exp(epsilon * (utility - utility.max()) / 2.0)
+    return weights / weights.sum()
+
+
+@pytest.mark.parametrize("noise", ["hardened", "float"])
+def test_the_private_quantile_has_the_exponential_mechanism_law(noise):
+    """χ² of 20 000 exact draws against P(k) ∝ exp(ε·u_k/2); the same draws
+    against the law at 1.1·ε fail (the test has the power to see a 10% error
+    in ε)."""
+    counts = np.array([0, 3, 7, 12, 20, 26, 29, 30, 30, 30])
+    target, epsilon = 24, 0.6
+    rng = release_generator(5, noise=noise)
+    draws = np.array(
+        [private_quantile(counts, target, epsilon, rng) for _ in range(20000)]
+    )
+    observed = np.bincount(draws, minlength=counts.size)
+    law = _exponential_mechanism_law(counts, target, epsilon)
+    assert stats.chisquare(observed, law * draws.size).pvalue > 1e-3
+    wrong = _exponential_mechanism_law(counts, target, 1.1 * epsilon)
+    assert stats.chisquare(observed, wrong * draws.size).pvalue < 1e-6
+
+
+def test_the_quantile_rank_error_bound_holds():
+    """With probability ≥ 1 − β the chosen count is within 2·ln(K/β)/ε of
+    the target (McSherry–Talwar): checked on 2 000 draws at β = 0.05."""
+    rng = np.random.default_rng(0)
+    norms = np.sort(rng.lognormal(size=3000))
+    grid = norm_grid(2.0**-8, 2.0**8)
+    counts = np.searchsorted(norms, grid, side="right")
+    epsilon, beta, target = 0.05, 0.05, 2400
+    bound = quantile_rank_error(grid.size, epsilon, beta)
+    generator = release_generator(1, noise="hardened")
+    errors = np.array(
+        [
+            abs(counts[private_quantile(counts, target, epsilon, generator)] - target)
+            for _ in range(2000)
+        ]
+    )
+    # Misses are Binomial(2000, ≤ β): 4.5 standard deviations above 2000·β.
+    assert np.sum(errors > bound) <= 2000 * beta + 4.5 * math.sqrt(2000 * beta)
+
+
+def test_a_zcdp_share_buys_the_bounded_range_epsilon():
+    """ε = √(8ρ) (ε²/8-zCDP for the exponential mechanism, Cesar–Rogers),
+    never above; a pure share is its ε."""
+    assert quantile_epsilon(PrivacyCost.zcdp(0.02)) ** 2 / 8 <= 0.02
+    assert quantile_epsilon(PrivacyCost.zcdp(0.02)) == pytest.approx(0.4)
+    assert quantile_epsilon(PrivacyCost.pure(0.3)) == 0.3
+
+
+def test_the_grid_is_public_and_spans_its_range():
+    grid = norm_grid()
+    assert grid[0] == 0.0 and grid[1] == 2.0**-32 and grid[-1] >= 2.0**32
+    np.testing.assert_allclose(grid[2:] / grid[1:-1], 2.0**0.25)
+    with pytest.raises(ValueError, match="0 < low < high"):
+        norm_grid(1.0, 0.5)
+
+
+def _formats(X):
+    yield "dense", X
+    yield "float32", X.astype(np.float32)
+    yield "csr", sparse.csr_matrix(X)
+    yield "csc", sparse.csc_matrix(X)
+    da = pytest.importorskip("dask.array")
+    yield "dask", da.from_array(X, chunks=(37, 3))
+
+
+def test_the_norm_counts_are_exact_in_every_format():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3)) * rng.lognormal(size=(200, 1))
+    X[:5] = 0.0
+    grid = norm_grid(2.0**-4, 2.0**6)
+    norms = np.linalg.norm(X, axis=1)
+    expected = (norms[:, None] <= grid[None, :]).sum(axis=0)
+    for name, data in _formats(X):
+        counts = row_norm_counts(data, grid)
+        if name == "float32":
+            norms32 = np.linalg.norm(X.astype(np.float32).astype(float), axis=1)
+            expected32 = (norms32[:, None] <= grid[None, :]).sum(axis=0)
+            np.testing.assert_array_equal(counts, expected32)
+        else:
+            np.testing.assert_array_equal(counts, expected, err_msg=name)
+
+
+def test_a_nonfinite_row_is_refused_after_the_charge_or_counted_as_zero():
+    X = np.ones((10, 2))
+    X[3, 1] = np.nan
+    grid = norm_grid(0.5, 4.0)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        row_norm_counts(X, grid)
+    counts = row_norm_counts(X, grid, nonfinite="zero")
+    assert counts[0] == 1 and counts[-1] == 10
+
+
+@pytest.mark.parametrize(
+    ("estimator", "budget"),
+    [(GaussianCovariance, {"rho": 0.8}), (LaplaceCovariance, {"epsilon": 2.0})],
+)
+def test_an_auto_bound_spends_its_declared_share(estimator, budget):
+    X = np.random.default_rng(0).normal(size=(5000, 3)) * 7.0
+    accountant = PrivacyAccountant(**budget)
+    est = estimator(**budget, norm_bound="auto", accountant=accountant, random_state=0)
+    est.fit(X)
+    total = next(iter(budget.values()))
+    assert est.privacy_parts_[0].step == "norm bound"
+    assert est.privacy_parts_[0].cost.parameter == pytest.approx(total / 16)
+    assert sum(p.cost.parameter for p in est.privacy_parts_) == pytest.approx(total)
+    assert est.privacy_spent_.parameter == total
+    assert len(accountant.history()) == 1  # one charge for the whole fit
+    assert est.norm_bound_ in norm_grid()
+
+
+def test_an_auto_bound_is_near_the_largest_norm_with_budget_to_spare():
+    """Norms spread over [1, 10], n = 20 000, ρ = 2: the sparse vector search's
+    α = (6/ε)·ln(2K/β) is about 111 rows (ε = √(2ρ/16)), so with probability
+    ≥ 0.95 the bound has at most 3α rows above it and is at most the first
+    candidate with α rows above it: within the top 5% of the norms, and at
+    most one grid step (2^{1/4}) above the largest."""
+    rng = np.random.default_rng(1)
+    directions = rng.normal(size=(20000, 4))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    norms = rng.uniform(1.0, 10.0, size=20000)
+    X = directions * norms[:, None]
+    bounds = [
+        GaussianCovariance(rho=2.0, norm_bound="auto", random_state=seed)
+        .fit(X)
+        .norm_bound_
+        for seed in range(5)
+    ]
+    assert all(np.quantile(norms, 0.95) <= b <= 10.0 * 2**0.25 for b in bounds)
+
+
+def test_an_auto_bound_without_enough_budget_errs_low():
+    """On 60 rows at ρ = 0.01 the search has far too little budget: the bound
+    falls to the bottom of the grid (a release near zero, like releasing
+    nothing), never to the top."""
+    X = np.random.default_rng(2).normal(size=(60, 3)) * 100.0
+    est = GaussianCovariance(rho=0.01, norm_bound="auto", random_state=0).fit(X)
+    assert est.norm_bound_ < 1.0
+    assert np.linalg.norm(est.covariance_) < 1e-3
+
+
+def test_auto_passes_its_bound_to_the_mechanism_it_chooses():
+    X = np.random.default_rng(4).normal(size=(20000, 3)) * 5.0
+    est = AutoCovariance(
+        rho=1.0, norm_bound="auto", assume_centered=False, random_state=0
+    ).fit(X)
+    assert [p.step for p in est.privacy_parts_][:2] == ["norm bound", "trace estimate"]
+    assert est.norm_bound_ > 5.0
+    truth = np.cov(X.T, bias=True)
+    assert np.linalg.norm(est.covariance_ - truth) < 0.5 * np.linalg.norm(truth)
+
+
+def test_an_unknown_bound_is_refused_before_the_charge():
+    accountant = PrivacyAccountant(rho=1.0)
+    with pytest.raises(ValueError, match="norm_bound"):
+        GaussianCovariance(norm_bound="max", accountant=accountant).fit(np.eye(3))
+    assert accountant.history() == []
