@@ -3,6 +3,7 @@
 from skprivcov.covariance import (
     AdaptiveCovariance,
     AutoCovariance,
+    CoinPressCovariance,
     CovarianceRelease,
     GaussianCovariance,
     IterativeEigenCovariance,
@@ -25,6 +26,7 @@ __all__ = [
     "AdaptiveCovariance",
     "AutoCovariance",
     "BudgetExceededError",
+    "CoinPressCovariance",
     "CovarianceRelease",
     "GaussianCovariance",
     "IterativeEigenCovariance",

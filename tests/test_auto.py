@@ -152,16 +152,21 @@ def test_releasing_nothing_publishes_no_sign_of_the_data(assume_centered):
 
 
 @pytest.mark.slow
-def test_the_centred_trace_estimate_has_the_features_deviation():
-    """A centring fit estimates tr S of the features with sensitivity 1/n
-    directly (§3.9): its spread is the Gaussian σ = (1/n)/√(2ρ_t), not twice
-    that (noising the augmented trace ½ tr S + ½ and converting). 2000 fits:
-    4.5 standard errors of a Gaussian standard deviation are 7.1%."""
+def test_the_centred_trace_estimate_is_of_the_covariance():
+    """A centring fit chooses from a private estimate of tr C, C = S − μμᵀ
+    the covariance it releases (§3.9, centred; issue 33): sensitivity
+    (5 + 4/n)/n, so its spread is (5 + 4/n) times the Gaussian σ of a trace at
+    1/n, and its mean is tr C (not tr S, which on data far from the origin is
+    mostly ‖μ‖²). 2000 fits: 4.5 standard errors of a Gaussian standard
+    deviation are 7.1%."""
     from skprivcov.covariance._auto import estimate_deviation
 
     n = 200
     X = np.random.default_rng(0).normal(size=(n, 2))
     X *= math.sqrt(0.5) / np.linalg.norm(X, axis=1, keepdims=True)  # tr S = 0.5
+    X += 0.4  # far from the origin for its spread: ‖μ‖² ≈ 0.32
+    X *= 0.99 / np.linalg.norm(X, axis=1).max()  # inside the bound 1
+    covariance_trace = np.trace(np.cov(X.T, bias=True))
     estimates = np.array(
         [
             AutoCovariance(rho=0.32, assume_centered=False, random_state=seed)
@@ -170,9 +175,11 @@ def test_the_centred_trace_estimate_has_the_features_deviation():
             for seed in range(2000)
         ]
     )
-    deviation = estimate_deviation(n, PrivacyCost.zcdp(0.32 / 16))
+    deviation = (5 + 4 / n) * estimate_deviation(n, PrivacyCost.zcdp(0.32 / 16))
     assert np.std(estimates) == pytest.approx(deviation, rel=4.5 * math.sqrt(2 / 8000))
-    assert abs(np.mean(estimates) - 0.5) < 4.5 * deviation / math.sqrt(2000)
+    assert abs(np.mean(estimates) - covariance_trace) < 4.5 * deviation / math.sqrt(
+        2000
+    )
 
 
 def test_without_the_zero_candidate_a_mechanism_always_runs():

@@ -165,6 +165,7 @@ def test_every_split_in_the_table_is_used_by_a_variant():
         "adaptive": "AdaptiveCovariance",
         "auto": "AutoCovariance",
         "norm bound auto": "GaussianCovariance",  # every estimator's "auto"
+        "coinpress": "CoinPressCovariance",
     }
     assert set(SPLITS) == set(names)
     assert set(names.values()) <= {_name(est) for est in PRIVATE}

@@ -56,10 +56,22 @@ ADDITIVE_PARTS = {
     "radius": "svt threshold",
     "threshold search": "svt threshold",
     "nuclear radius": "nuclear radius",
-    # norm_bound="auto" (§18.2): the sparse vector technique on the grid.
-    "norm bound": "svt threshold",
 }
-OTHER_PARTS = {"eigenvectors", "noise", "unspent (dON Alg. 2)"}
+# norm_bound="auto" (§18.2) is the exponential mechanism: no additive noise.
+OTHER_PARTS = {"eigenvectors", "noise", "unspent (dON Alg. 2)", "norm bound"}
+# PrivateFeatureScaler (§18.3): 2·d private quantiles by the exponential
+# mechanism, which draws no additive noise.
+OTHER_PARTS |= {"feature quantiles"}
+# CoinPress (§18.4): each covariance step noises the second moment of its
+# unit-ball rows (the rows, or with the mean the m = ⌊n/2⌋ pair differences,
+# site "pair second moment"), each mean step the mean of the n unit-ball rows;
+# its first scales are exponential-mechanism quantiles (no additive noise).
+ADDITIVE_PARTS.update(
+    {f"covariance step {t}": "second moment" for t in range(1, 11)}
+    | {f"mean step {t}": "mean" for t in range(1, 11)}
+)
+_COINPRESS_PAIRS = "pair second moment"
+OTHER_PARTS |= {"covariance scale", "mean scale"}
 
 
 def _upper_dimension(coordinates):
@@ -88,6 +100,10 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
         return (math.sqrt(2.0) if gaussian else 2.0) / n_rows
     if site == "trace":
         return 1.0 / n_rows
+    if site == "pair second moment":
+        return math.sqrt(2.0) / (n_rows // 2)  # §18.4: one pair per row
+    if site == "mean":
+        return 2.0 / n_rows  # §18.4: ‖z − z'‖ ≤ 2 in the unit ball
     if site == "nuclear radius":
         return 2.0 / n_rows  # 2·tr Σ (§6.6)
     # §1: AboveThreshold's queries have sensitivity 1; its threshold gets
@@ -208,7 +224,10 @@ def test_every_noised_step_has_the_stated_scale(name, variant, path):
     sites = {record.site for record in records}
     for step in steps:
         if step in ADDITIVE_PARTS:
-            assert ADDITIVE_PARTS[step] in sites, f"no noise drawn for {step!r}"
+            wanted = {ADDITIVE_PARTS[step]}
+            if wanted == {"second moment"}:
+                wanted.add(_COINPRESS_PAIRS)
+            assert wanted & sites, f"no noise drawn for {step!r}"
 
     # The draws' budgets and the non-additive parts compose to the charge
     # (each disjoint fold pays it once: parallel composition).

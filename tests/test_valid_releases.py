@@ -76,6 +76,11 @@ def test_every_default_release_is_a_valid_covariance(name, estimator):
         covariance = estimator.fit(_rows(seed=seed)).covariance_
         values = np.linalg.eigvalsh(covariance)
         assert values.min() >= -1e-12 * max(values.max(), 1.0), name
+        # CoinPress's bound clips only its first step (later steps clip in the
+        # coordinates its own estimates whiten): it bounds no row, so tr ≤ B²
+        # and ‖μ‖ ≤ B are not public facts of its data (docs/coinpress.rst).
+        if name.startswith("CoinPressCovariance"):
+            continue
         assert np.trace(covariance) <= 4.0 * (1 + 1e-12), name
         if not estimator.assume_centered:
             assert np.linalg.norm(estimator.location_) <= 2.0 * (1 + 1e-12)

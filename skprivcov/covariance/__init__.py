@@ -3,6 +3,7 @@
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
+from skprivcov.covariance._coinpress import CoinPressCovariance
 from skprivcov.covariance._envelope import PrivateEllipticEnvelope
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._iterative import IterativeEigenCovariance
@@ -17,6 +18,7 @@ __all__ = [
     "AdaptiveCovariance",
     "AutoCovariance",
     "BasePrivateCovariance",
+    "CoinPressCovariance",
     "CovarianceRelease",
     "GaussianCovariance",
     "IterativeEigenCovariance",

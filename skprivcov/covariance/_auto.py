@@ -2,16 +2,23 @@
 one cheap private statistic."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
+from skprivcov._centering import (
+    CONSTANT_SQUARE,
+    CONSTANT_WEIGHT,
+    FEATURE_SQUARE,
+    FEATURE_WEIGHT,
+)
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
 from skprivcov.mechanisms import (
     gaussian_scale,
+    gram_error_bound,
     laplace_scale,
     noise_level,
     private_trace_upper_bound,
@@ -97,6 +104,33 @@ def estimate_deviation(n_samples, budget):
     return math.sqrt(2.0) * laplace_scale(sensitivity, budget.parameter)
 
 
+def _centred_trace(target, n_samples):
+    """(tr C exactly as far as the float mean allows, its sensitivity factor
+    f, the float error bound) for the covariance C = S − μμᵀ of the unit-ball
+    rows, from the augmented target (§3.9, centred; §8.2).
+
+    The choice of a centred release is about C, not S: on raw data far from
+    the origin tr S is mostly ‖μ‖², and a choice made from it runs a
+    mechanism where C is too small for one (issue 33). tr C = (1/n)Σ‖z_i‖² −
+    ‖z̄‖²: replacing a row moves the first term by at most 1/n and ‖z̄‖² by
+    at most 2‖z̄‖·‖δ‖ + ‖δ‖² ≤ 4/n + 4/n² (δ = the mean's change, ‖δ‖ ≤ 2/n),
+    so f = 5 + 4/n. tr S is exact (``Target.trace``); the float mean μ̃ read
+    from the augmented matrix is within e = ‖M̃ − M‖_F/(c_x c_0) of μ
+    (``gram_error_bound``), so |‖μ̃‖² − ‖μ‖²| ≤ e(2 + e)."""
+    matrix = target.matrix
+    d = matrix.shape[0] - 1
+    second = (target.trace - CONSTANT_SQUARE) / FEATURE_SQUARE
+    mean = matrix[:d, d] / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
+    squared_mean = sum((Fraction(float(v)) ** 2 for v in mean), Fraction(0))
+    # (+ 2^−50 for the rounding of the division by c_x c_0 itself.)
+    deviation = (
+        gram_error_bound(n_samples, d + 1) / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
+        + 2.0**-50
+    )
+    factor = 5 + Fraction(4, n_samples)
+    return second - squared_mean, factor, deviation * (2.0 + deviation)
+
+
 def _nothing_beats(n_samples, n_features, budget, trace):
     """Whether releasing nothing is expected to beat any mechanism (§3.9)."""
     level = choice_noise_level(n_samples, n_features, budget)
@@ -144,14 +178,17 @@ class AutoCovariance(BasePrivateCovariance):
     mechanism_ : {{"zero", "adaptive", "nuclear-laplace"}}
         The mechanism chosen (a function of private outputs and public values).
         With ``assume_centered=False`` the choice is made from the trace of
-        the second moment, which includes the squared mean: on data whose
-        spread is small next to their mean it may release a noisy covariance
-        where nothing would be better (see docs/choosing.rst).
+        the covariance, not of the second moment (which includes the squared
+        mean, and made this choice run a mechanism on data whose spread is
+        small next to their mean).
 
     trace_estimate_ : float or None
-        The private estimate of the trace of the second moment (of the
-        features), in the units of X², that the choice was made from. None
-        when no choice was needed (``allow_zero=False`` under zCDP).
+        The private estimate, in the units of X², that the choice was made
+        from: of the trace of the second moment, or with
+        ``assume_centered=False`` of the covariance it releases (its
+        sensitivity is then (5 + 4/n)/n instead of 1/n; docs/algorithms.rst
+        §3.9). None when no choice was needed (``allow_zero=False`` under
+        zCDP).
 
     See Also
     --------
@@ -238,17 +275,23 @@ class AutoCovariance(BasePrivateCovariance):
             extras = {"mechanism_": "adaptive", "trace_estimate_": None}
             return Release(release.matrix, release.parts, release.scale, extras)
         trace_part, rest = split_budget("auto", budget)
-        target_trace = data.target(bound).trace
+        target = data.target(bound)
+        target_trace, factor, error = target.trace, 1, 0.0
         if data.augmented:
-            # tr M = ½ tr S + ½ for the augmented rows (§8.2): recover tr S
-            # exactly and estimate it with its own sensitivity 1/n (noising
-            # tr M at 1/n and converting would double the noise; §3.9).
-            target_trace = (target_trace - CONSTANT_SQUARE) / FEATURE_SQUARE
-        # An estimate, not a bound: no upward shift (β = None).
-        estimate, _ = private_trace_upper_bound(
-            target_trace, data.n_samples, trace_part.cost, None, rng
+            target_trace, factor, error = _centred_trace(target, data.n_samples)
+        # An estimate, not a bound: no upward shift (β = None). A statistic of
+        # sensitivity f/n is estimated as f times the estimate of itself / f
+        # at sensitivity 1/n (the same noise, scaled).
+        scaled, _ = private_trace_upper_bound(
+            target_trace / factor,
+            data.n_samples,
+            trace_part.cost,
+            None,
+            rng,
+            trace_error=error / float(factor),
         )
-        deviation = estimate_deviation(data.n_samples, trace_part.cost)
+        estimate = float(factor) * scaled
+        deviation = float(factor) * estimate_deviation(data.n_samples, trace_part.cost)
         choice = choose_mechanism(
             data.n_samples,
             data.n_columns,

@@ -59,6 +59,13 @@ from skprivcov.mechanisms._projections import (
     project_psd,
     project_psd_trace_ball,
 )
+from skprivcov.mechanisms._quantile import (
+    norm_grid,
+    private_norm_bound,
+    private_quantile,
+    quantile_epsilon,
+    quantile_rank_error,
+)
 from skprivcov.mechanisms._radius import private_radius_exponent
 from skprivcov.mechanisms._sensitivity import (
     eigenvalues_l1_sensitivity,
@@ -107,10 +114,13 @@ __all__ = [
     "noise_plan",
     "noisy_covariance",
     "noisy_eigenvalues",
+    "norm_grid",
     "nuclear_chain_diagnostics",
     "nuclear_laplace_covariance",
     "nuclear_laplace_noise",
     "per_class_sums_l1_sensitivity",
+    "private_norm_bound",
+    "private_quantile",
     "private_radius_exponent",
     "private_trace_upper_bound",
     "project_capped_simplex",
@@ -119,6 +129,8 @@ __all__ = [
     "project_psd",
     "project_psd_trace_ball",
     "projection_covariance",
+    "quantile_epsilon",
+    "quantile_rank_error",
     "radius_step_runs",
     "sample_bingham",
     "sample_normalised_spectrum",

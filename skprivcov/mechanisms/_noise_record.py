@@ -38,6 +38,10 @@ SITES = (
     "svt threshold",
     "svt queries",
     "score",
+    # CoinPress (§18.4): the second moment of m = ⌊n/2⌋ pair differences, and
+    # the mean of n unit-ball rows.
+    "pair second moment",
+    "mean",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

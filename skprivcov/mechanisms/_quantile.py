@@ -1,11 +1,20 @@
 """A private quantile on a public grid (docs/algorithms.rst §18.1).
 
 The exponential mechanism over public candidates b_0 < b_1 < … < b_K with
-utility u_k = −|c_k − t|, c_k = #{i : s_i ≤ b_k} the number of rows whose
-scalar s_i (a row norm, a feature, a target) is at most b_k and t = q·n the
-target rank (n public). Replacing one row moves every c_k by at most 1, so
-Δu = 1, and P(k) ∝ exp(ε·u_k/2) is ε-DP (McSherry–Talwar 2007) and, having
-bounded range ε, ε²/8-zCDP (Cesar–Rogers, ALT 2021, Lemma 3.2).
+c_k = #{i : s_i ≤ b_k} the number of rows whose scalar s_i (a row norm, a
+feature, a target) is at most b_k, t = q·n the target rank (n public), and
+the utility of the cell (b_{k−1}, b_k] that holds the t-th value:
+
+    u_k = −max(t − c_k, c_{k−1} − t, 0),  c_{−1} = 0,
+
+0 for the candidate whose cell holds the target rank, and minus the distance
+in rows to it otherwise (the grid analogue of Smith 2011's intervals between
+order statistics). Replacing one row moves every c_k by at most 1, so each
+term, and their maximum, by at most 1: Δu = 1, and P(k) ∝ exp(ε·u_k/2) is ε-DP
+(McSherry–Talwar 2007) and, having bounded range ε, ε²/8-zCDP (Cesar–Rogers,
+ALT 2021). Unlike −|c_k − t|, the utility of the spec's first draft (§18.1),
+it has no tie between the right candidate and those above the largest value
+when a grid step jumps over the target rank: those get −(n − t).
 
 It is sampled **exactly**, on both noise paths: proposals k uniform on
 {0, …, K} (exact integers from 64-bit words) are accepted with probability
@@ -72,8 +81,9 @@ def quantile_epsilon(budget):
 
 
 def quantile_rank_error(n_candidates, epsilon, beta):
-    """With probability at least 1 − β the chosen candidate's count is within
-    2·ln(K/β)/ε of the target rank (K candidates; McSherry–Talwar)."""
+    """With probability at least 1 − β the chosen candidate's utility is at
+    least −2·ln(K/β)/ε (K candidates; McSherry–Talwar): its cell is within that
+    many rows of the target rank."""
     return 2.0 * math.log(n_candidates / beta) / epsilon
 
 
@@ -97,8 +107,13 @@ def private_quantile(counts, target, epsilon, rng):
     """
     counts = np.asarray(counts, dtype=np.int64)
     target = Fraction(target)
-    # u_k = −|c_k − t| exactly; the gaps u* − u_k ≥ 0 and γ_k = ε·gap_k/2.
-    distances = [abs(Fraction(int(c)) - target) for c in counts]
+    # u_k = −max(t − c_k, c_{k−1} − t, 0) exactly (c_{−1} = 0); the gaps
+    # u* − u_k ≥ 0 and γ_k = ε·gap_k/2.
+    below = [0, *counts[:-1].tolist()]
+    distances = [
+        max(target - int(c), int(b) - target, Fraction(0))
+        for c, b in zip(counts, below, strict=True)
+    ]
     best = min(distances)
     half_epsilon = Fraction(epsilon) / 2
     gammas = [half_epsilon * (distance - best) for distance in distances]
@@ -117,31 +132,30 @@ def private_quantile(counts, target, epsilon, rng):
             return int(proposals[accepted[0]])
 
 
-# The failure probability of a private norm bound's accuracy statement.
-_BOUND_BETA = 0.05
+# The failure probability of a private norm bound: the chance that a bound
+# above every row norm, up to 2^32, is chosen is at most this. Small, since
+# such a bound makes a release useless; it costs 2·ln(1/β)/ε rows of margin
+# (about 28/ε rows here against 6/ε at β = 0.05).
+_BOUND_BETA = 1e-6
 
 
 def private_norm_bound(counts, grid, n_samples, budget, rng):
     """A private upper bound on the row norms, on a public grid
     (docs/algorithms.rst §18.2).
 
-    The sparse vector technique over the ascending candidates (AboveThreshold,
-    §1, exact and hardened): query k is −A_k, A_k = n − c_k the number of rows
-    with a norm above b_k (sensitivity 1), against the threshold −2α with
-    α = (6/ε)·ln(2K/β), β = 0.05, as PrivRadius does (§2.2). With probability
-    at least 1 − β the chosen b_k has at most 3α rows above it and is the
-    first candidate with at most α rows above it or a smaller one.
+    The quantile of :func:`private_quantile` at the target rank t = n − r,
+    r = 2·ln(K/β)/ε its rank error at β = 10^−6: with probability at least
+    1 − β the chosen cell is within r rows of t, so at most 2r rows lie above
+    the bound, and the candidates above the largest norm (utility −r each)
+    are chosen together with probability at most β. A rule of public values
+    (n, K, the budget) [choice].
 
-    Why not the exponential mechanism of :func:`private_quantile` for this
-    step: every candidate above the largest norm has the same utility, so
-    when the target rank falls in a step where the count jumps to n (narrow
-    norm distributions, e.g. digits), those tied candidates, up to the top of
-    the grid, are as likely as the right one, and a bound 10^5 times too large
-    is chosen half the time (measured: ``benchmarks/bench_norm_bound_auto.py``).
-    The first crossing of the sparse vector technique fails low instead: with
-    too little budget for its α, it picks the smallest candidates, whose
-    release is near zero, i.e. near releasing nothing. A bound of 0 becomes the
-    smallest positive candidate (post-processing).
+    Where the share cannot buy that accuracy (n ≤ 2r: the exponential
+    mechanism would be nearly uniform over the grid, up to 2^32), the
+    smallest positive candidate is returned without looking at the counts:
+    the release is then near zero, near releasing nothing, never a bound far
+    above the data. A chosen bound of 0 (all rows zero) becomes the smallest
+    positive candidate (post-processing).
 
     Parameters
     ----------
@@ -151,22 +165,16 @@ def private_norm_bound(counts, grid, n_samples, budget, rng):
         The public candidates (:func:`norm_grid`), ascending.
     n_samples : int
     budget : PrivacyCost
-        The part spent: pure ε, or ρ-zCDP spent as ε = √(2ρ) (ε²/2, BS16
-        Prop. 1.4).
+        The part spent: pure ε, or ρ for ε = √(8ρ) (:func:`quantile_epsilon`).
     rng : numpy.random.Generator
 
     Returns
     -------
     bound : float
     """
-    from skprivcov.mechanisms._svt import above_threshold
-
-    if budget.notion == "pure":
-        epsilon = float(budget.parameter)
-    else:
-        epsilon = math.sqrt(2.0 * budget.parameter) * (1.0 - 2.0**-50)
-    alpha = 6.0 / epsilon * math.log(2.0 * grid.size / _BOUND_BETA)
-    above = [int(n_samples - c) for c in counts]
-    first = above_threshold([-a for a in above], -2.0 * alpha, epsilon, rng)
-    index = grid.size - 1 if first is None else first
+    epsilon = quantile_epsilon(budget)
+    margin = quantile_rank_error(grid.size, epsilon, _BOUND_BETA)
+    if n_samples <= 2.0 * margin:
+        return float(grid[1])
+    index = private_quantile(counts, n_samples - Fraction(margin), epsilon, rng)
     return float(grid[max(index, 1)])

@@ -28,6 +28,7 @@ from skprivcov.model_selection._selection import (
     runs_pmf,
     selection_cost,
 )
+from skprivcov.model_selection._spent import pipeline_spent
 
 __all__ = [
     "CovarianceErrorScore",
@@ -40,6 +41,7 @@ __all__ = [
     "cross_validate",
     "cross_validation_cost",
     "draw_runs",
+    "pipeline_spent",
     "planned_charges",
     "runs_pmf",
     "search_cost",

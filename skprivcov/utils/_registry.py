@@ -20,6 +20,7 @@ from sklearn.base import clone
 from skprivcov.covariance import (
     AdaptiveCovariance,
     AutoCovariance,
+    CoinPressCovariance,
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
@@ -33,7 +34,11 @@ from skprivcov.decomposition import PrivatePCA
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.model_selection import FoldReleases
-from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
+from skprivcov.preprocessing import (
+    FeatureBoundsScaler,
+    PrivateFeatureScaler,
+    RowNormClipper,
+)
 
 __all__ = ["RELEASE_ATTRIBUTES", "AuditSpec", "RegistryEntry", "instances", "registry"]
 
@@ -481,6 +486,31 @@ _ENTRIES = (
         {"default": {}},
         expected_failed_checks={"check_dtype_object": _REFUSES_NO_VALUE},
         published=_TRANSFORMER_PUBLIC,
+    ),
+    RegistryEntry(
+        PrivateFeatureScaler,
+        {"default": {}, "pure": {"epsilon": 1.0}},
+        expected_failed_checks={
+            **_PRIVATE_CHECKS,
+            # fit refuses NaN (after its charge); transform refuses none.
+            "check_estimators_nan_inf": _REFUSES_NO_VALUE,
+        },
+        published={
+            "lower_": "the output of the private step 'feature quantiles' (§18.3)",
+            "upper_": "the output of the private step 'feature quantiles' (§18.3)",
+            **_MODEL_PUBLIC,
+        },
+    ),
+    RegistryEntry(
+        CoinPressCovariance,
+        {
+            "default": {},
+            # numpy's continuous noise instead of the hardened default (§17).
+            "float noise": {"noise": "float"},
+            # The mean steps and the pair differences (§18.4).
+            **_CENTRED,
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
     ),
 )
 

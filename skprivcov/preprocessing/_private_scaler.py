@@ -1,0 +1,427 @@
+"""A private box per feature: a releasing transformer (docs/algorithms.rst §18.3).
+
+``fit`` spends its own budget: for every feature j two private quantiles of the
+column x_·j on a public signed grid (§18.1), by the library's exact exponential
+mechanism (:func:`skprivcov.mechanisms._quantile.private_quantile`);
+``transform`` maps [lower_j, upper_j] onto [−1, 1] and clips, public
+post-processing of the two releases.
+"""
+
+import math
+from fractions import Fraction
+from numbers import Real
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils.validation import check_is_fitted
+
+from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
+from skprivcov._random import release_generator
+from skprivcov._stats import _dense_chunks, _reduce, _refuse_nonfinite
+from skprivcov._validation import as_numeric, check_public, check_training_rows
+from skprivcov.covariance._base import charge
+from skprivcov.mechanisms._quantile import (
+    NORM_RANGE,
+    norm_grid,
+    private_quantile,
+    quantile_epsilon,
+    quantile_rank_error,
+)
+from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
+from skprivcov.privacy import (
+    BudgetPart,
+    PrivacyAccountant,
+    PrivacyCost,
+    check_within,
+    compose_parts,
+    resolve_budget,
+)
+
+__all__ = [
+    "PrivateFeatureScaler",
+    "feature_counts",
+    "private_box",
+    "signed_grid",
+    "target_ranks",
+]
+
+# The step of the private part (one for all 2·d quantiles, §18.1).
+QUANTILE_STEP = "feature quantiles"
+# The rows read at a time by the counting pass (a chunk of ≤ 2^20 cells).
+_CHUNK_CELLS = 2**20
+
+
+def signed_grid(bound_range=NORM_RANGE):
+    """The public candidates of a signed scalar (§18.1): the mirror image of
+    the geometric grid ``norm_grid(*bound_range)``, ∪ {0}; ascending."""
+    positive = norm_grid(*bound_range)[1:]
+    return np.concatenate((-positive[::-1], [0.0], positive))
+
+
+def _count_sums(X, grid):
+    """(cells of shape (d, G + 1), non-finite rows): cell [j, k] holds the rows
+    whose x_ij lies in (grid[k − 1], grid[k]] (the last: above every
+    candidate). A row with a non-finite entry counts as a row of zeros (the
+    rule ``nonfinite="zero"``; with ``"raise"`` the caller refuses after the
+    full pass)."""
+    n_features = X.shape[1]
+    size = grid.size + 1
+    cells = np.zeros(n_features * size, dtype=np.int64)
+    n_bad = 0
+    offsets = np.arange(n_features) * size
+    rows_per_chunk = max(1, _CHUNK_CELLS // max(n_features, 1))
+    for rows in _dense_chunks(np.asarray(X), rows_per_chunk):
+        bad = ~np.isfinite(rows).all(axis=1)
+        n_bad += int(bad.sum())
+        rows = np.where(bad[:, None], 0.0, rows)
+        cell = np.searchsorted(grid, rows, side="left") + offsets
+        cells += np.bincount(cell.ravel(), minlength=cells.size)
+    return cells.reshape(n_features, size), n_bad
+
+
+def feature_counts(X, grid, *, nonfinite="raise"):
+    """c_jk = #{i : x_ij ≤ grid[k]} for every feature j, in one pass over X
+    (dense arrays and memmaps chunk by chunk; dask arrays block by block).
+
+    Replacing one row moves every c_jk by at most 1 (§18.1). Reads values:
+    run it after the charge. With ``nonfinite="raise"`` a non-finite entry is
+    refused after the full pass; with ``"zero"`` its row counts as zeros.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (n_features, grid.size)
+    """
+    cells, n_bad = _reduce(X, _count_sums, np.asarray(grid, dtype=np.float64))
+    _refuse_nonfinite(n_bad, nonfinite)
+    return np.cumsum(cells, axis=1)[:, :-1]
+
+
+# The failure probability behind the margin of the target ranks.
+_MARGIN_BETA = 0.05
+
+
+def target_ranks(quantiles, n_samples, n_candidates, epsilon):
+    """The public target ranks (t_low, t_high) of a box's two quantiles.
+
+    t = q·n, moved inward to at least m = 2·ln(K/β)/ε rows (β = 0.05) from
+    either end, and never past n/2 (:func:`quantile_rank_error`). Why: every
+    candidate below the smallest value (or above the largest) has the same
+    utility −t (or −(n − t)), and there are up to K/2 of them, so with fewer
+    than m rows between the target and the end the mechanism's choice spreads
+    over the whole (up to 2^32) tail of the grid; at m their total weight is at
+    most β times the right candidate's. A function of public values only.
+    """
+    low, high = quantiles
+    margin = quantile_rank_error(n_candidates, epsilon, _MARGIN_BETA)
+    half = n_samples / 2.0
+    t_low = min(max(low * n_samples, margin), half)
+    t_high = max(min(high * n_samples, n_samples - margin), half)
+    return Fraction(t_low), Fraction(t_high)
+
+
+def private_box(counts, grid, quantiles, n_samples, epsilon, rng):
+    """(lower, upper): two private quantiles of one scalar on ``grid``
+    (§18.1), each by :func:`private_quantile` at ``epsilon``, from its counts
+    c_k = #{i : s_i ≤ grid[k]}.
+
+    The chosen candidate k names the cell (grid[k − 1], grid[k]] that holds
+    the target rank, so the box is taken from the cells' outer edges:
+    lower = grid[i − 1], upper = grid[k] (post-processing; a grid step is 19%
+    of the magnitude, too coarse to give away for a feature far from 0). The
+    pair is put in order, so the box is never empty."""
+    t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon)
+    i = private_quantile(counts, t_low, epsilon, rng)
+    k = private_quantile(counts, t_high, epsilon, rng)
+    i, k = min(i, k), max(i, k)
+    if i == 0:
+        i, k = 1, max(k, 1)
+    return float(grid[i - 1]), float(grid[k])
+
+
+class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Scale each feature into [−1, 1] by a private box, inside a budget.
+
+    ``fit`` spends its own budget (it charges ``accountant`` and records
+    ``privacy_spent_``): for every feature j, two private quantiles (by
+    default the 2% and 98% ones) of the column on a public signed grid
+    (docs/algorithms.rst §18.1, §18.3), by the exact exponential mechanism.
+    ``transform`` maps [``lower_[j]``, ``upper_[j]``] affinely onto [−1, 1]
+    and clips: every output row then has norm at most √d, and the downstream
+    private estimator needs no knowledge of the features' scales. Transforming
+    is post-processing of the two releases: it reads only the rows it is
+    given.
+
+    Parameters
+    ----------
+    rho : float, default=None
+        ρ-zCDP budget of the fit. Give ``rho``, or ``epsilon`` (with optional
+        ``delta``); neither: ρ = 0.1.
+
+    epsilon : float, default=None
+        Pure ε-DP budget (with ``delta`` None or 0), or the ε of an (ε, δ)
+        target with ``delta > 0`` (then spent as the largest ρ that meets it).
+
+    delta : float, default=None
+        δ of an (ε, δ) target.
+
+    quantiles : tuple (low, high), default=(0.02, 0.98)
+        The quantile levels of the box, 0 < low < high < 1 (public).
+
+    bound_range : tuple (low, high), default=(2**-32, 2**32)
+        The public range of the magnitudes on the grid: candidates are 0 and
+        ±low·2^{k/4} up to the first at or above high. Narrow it when you know
+        more: a shorter grid costs less rank error.
+
+    nonfinite : {"raise", "zero"}, default="raise"
+        What a row with a NaN, infinite or non-number entry does in ``fit``:
+        refuse the fit (after the charge: the budget is spent) or count as a
+        row of zeros.
+
+    noise : {"hardened", "float"}, default="hardened"
+        The source of the words of the sampler: the OS CSPRNG (hardened,
+        unseeded) or the seeded generator. The choice is exact on both.
+
+    random_state : int or None, default=None
+        None: fresh OS entropy every fit. An int makes fits reproducible (and
+        two fits with the same int make the same choice).
+
+    accountant : PrivacyAccountant, default=None
+        Charged once per fit, before any value of X is read.
+
+    Attributes
+    ----------
+    lower_ : ndarray of shape (n_features_in_,)
+        The private lower quantile of each feature (a grid point).
+
+    upper_ : ndarray of shape (n_features_in_,)
+        The private upper quantile of each feature, above ``lower_``. Both are
+        the outer edges of the chosen grid cells (post-processing; a pair
+        chosen in the wrong order is swapped).
+
+    privacy_spent_ : PrivacyCost
+        The budget charged.
+
+    privacy_parts_ : tuple of BudgetPart
+        One part, ``"feature quantiles"``: the 2·d quantiles, each at
+        1/(2d) of the budget (sequential composition on the same rows).
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    FeatureBoundsScaler : The same map with public bounds, at no cost.
+
+    Notes
+    -----
+    Utility: with probability at least 1 − β each quantile's rank is within
+    2·ln(K/β)/ε_j rows of its target, with ε_j = ε/(2d) (pure) or √(8ρ/(2d))
+    (zCDP), K the grid's size (515 by default); the target ranks q·n are moved
+    inward to at least that many rows from either end (a public rule, see
+    ``target_ranks``), so with little budget or few rows the box is that of
+    less extreme quantiles. Fitting the scaler and the estimator
+    after it on the same rows is sequential composition: a pipeline spends
+    the sum (:func:`skprivcov.privacy.pipeline_spent`). Sparse input is
+    refused (the affine map does not keep zeros); dask arrays are counted
+    block by block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov.preprocessing import PrivateFeatureScaler
+    >>> X = np.random.default_rng(0).normal(100.0, 10.0, size=(2000, 2))
+    >>> scaler = PrivateFeatureScaler(rho=1.0, random_state=0).fit(X)
+    >>> bool(np.all(scaler.lower_ < 100) and np.all(scaler.upper_ > 100))
+    True
+    >>> print(scaler.privacy_spent_)
+    1-zCDP
+    """
+
+    _parameter_constraints: dict = {
+        "rho": BUDGET,
+        "epsilon": BUDGET,
+        "delta": DELTA,
+        "quantiles": [tuple],
+        "bound_range": [tuple],
+        "nonfinite": NONFINITE,
+        "noise": NOISE,
+        "random_state": RELEASE_SEED,
+        "accountant": [PrivacyAccountant, None],
+    }
+    _notions = ("pure", "zcdp")
+    _default_budget = PrivacyCost.zcdp(0.1)
+
+    def __init__(
+        self,
+        *,
+        rho=None,
+        epsilon=None,
+        delta=None,
+        quantiles=(0.02, 0.98),
+        bound_range=NORM_RANGE,
+        nonfinite="raise",
+        noise="hardened",
+        random_state=None,
+        accountant=None,
+    ):
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.quantiles = quantiles
+        self.bound_range = bound_range
+        self.nonfinite = nonfinite
+        self.noise = noise
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # fit refuses NaN (nonfinite="raise", after the charge); transform
+        # refuses no value (registry: an expected failure, with the reason).
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.non_deterministic = False
+        return tags
+
+    def fit_cost(self):
+        """What one fit will spend, from the parameters alone (no data).
+
+        Returns
+        -------
+        cost : PrivacyCost
+        """
+        return resolve_budget(
+            rho=self.rho,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            notions=self._notions,
+            default=self._default_budget,
+            owner=type(self).__name__,
+        )
+
+    def _check_public_parameters(self):
+        """(q_low, q_high, grid) from the public parameters; no data read."""
+        quantiles = self.quantiles
+        if len(quantiles) != 2 or not all(
+            isinstance(q, Real) and not isinstance(q, bool) for q in quantiles
+        ):
+            raise ValueError(
+                f"quantiles must be two numbers (low, high); got {quantiles!r}."
+            )
+        low, high = (float(q) for q in quantiles)
+        if not 0.0 < low < high < 1.0:
+            raise ValueError(
+                f"quantiles must satisfy 0 < low < high < 1; got {quantiles!r}."
+            )
+        bound_range = self.bound_range
+        if len(bound_range) != 2 or not all(
+            isinstance(b, Real) and not isinstance(b, bool) for b in bound_range
+        ):
+            raise ValueError(
+                f"bound_range must be two numbers (low, high); got {bound_range!r}."
+            )
+        small, large = (float(b) for b in bound_range)
+        # The safe range of a norm bound (skprivcov._constraints), and at most
+        # 2^12 candidates per sign.
+        if not (1e-30 <= small < large <= 1e30 and math.log2(large / small) <= 1024):
+            raise ValueError(
+                "bound_range must satisfy 1e-30 <= low < high <= 1e30; got "
+                f"{bound_range!r}."
+            )
+        return low, high, signed_grid((small, large))
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Choose the private box of every feature.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Training data. Its values are read after the budget is charged;
+            see ``nonfinite``.
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        budget = self.fit_cost()
+        X = check_public(
+            self, X, reset=True, accept_sparse=False, ensure_min_features=1
+        )
+        q_low, q_high, grid = self._check_public_parameters()
+        n_samples, n_features = X.shape
+        parts = (BudgetPart(QUANTILE_STEP, budget),)
+        check_within(compose_parts(parts), budget)
+        charge(self.accountant, budget, self)
+        X = as_numeric(X)
+        counts = feature_counts(X, grid, nonfinite=self.nonfinite)
+        rng = release_generator(self.random_state, noise=self.noise)
+        # 2d quantiles on the same rows compose (§18.1): each gets 1/(2d).
+        epsilon = quantile_epsilon(budget.scaled(1.0 / (2 * n_features)))
+        lower = np.empty(n_features)
+        upper = np.empty(n_features)
+        for j in range(n_features):
+            lower[j], upper[j] = private_box(
+                counts[j], grid, (q_low, q_high), n_samples, epsilon, rng
+            )
+        self.lower_ = lower
+        self.upper_ = upper
+        self.privacy_spent_ = budget
+        self.privacy_parts_ = parts
+        return self
+
+    def _validate_rows(self, X):
+        check_is_fitted(self, ("lower_", "upper_"))
+        return check_training_rows(self, X, reset=False, accept_sparse=False)
+
+    def transform(self, X):
+        """Map each feature's box onto [−1, 1] and clip.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_out : ndarray of shape (n_samples, n_features)
+            In the dtype of X (float32 or float64). A row with a non-finite
+            entry comes out as a row of NaN (no value is refused: the next
+            estimator's ``nonfinite`` rule decides, after its charge).
+        """
+        X = self._validate_rows(X)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+        with np.errstate(all="ignore"):
+            X64 = np.asarray(X, dtype=np.float64)
+            out = 2.0 * (np.clip(X64, self.lower_, self.upper_) - self.lower_)
+            out = out / (self.upper_ - self.lower_) - 1.0
+            out = np.clip(out, -1.0, 1.0).astype(dtype, copy=False)
+            return _nonfinite_rows_as_nan(X, out)
+
+    def inverse_transform(self, X):
+        """Map [−1, 1] back onto each feature's box (the affine inverse).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+        """
+        X = self._validate_rows(X)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+        with np.errstate(all="ignore"):
+            X64 = np.asarray(X, dtype=np.float64)
+            out = self.lower_ + (X64 + 1.0) * ((self.upper_ - self.lower_) / 2.0)
+            return _nonfinite_rows_as_nan(X, out.astype(dtype, copy=False))
