@@ -237,7 +237,7 @@ class CoinPressCovariance(BasePrivateCovariance):
 
     n_features_in_ : int
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when X has feature names that are all strings.
 
     See Also

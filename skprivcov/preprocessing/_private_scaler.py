@@ -195,10 +195,10 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
     Attributes
     ----------
-    lower_ : ndarray of shape (n_features_in_,)
+    lower_ : ndarray of shape (`n_features_in_`,)
         The private lower quantile of each feature (a grid point).
 
-    upper_ : ndarray of shape (n_features_in_,)
+    upper_ : ndarray of shape (`n_features_in_`,)
         The private upper quantile of each feature, above ``lower_``. Both are
         the outer edges of the chosen grid cells (post-processing; a pair
         chosen in the wrong order is swapped).
