@@ -345,7 +345,9 @@ def _csc_gram(X, norm_bound, chunk_columns, with_mean, nonfinite):
     only the block X_J is copied (weighted); Xᵀ is a view (CSR) of X.
     """
     n_samples, n_features = X.shape
-    X = canonical_sparse(X)
+    # Duplicates summed in float64 whatever the input dtype, as the CSR path
+    # sums them (§13.3; review of issue 33: float32 CSC summed them in float32).
+    X = canonical_sparse(X, dtype=np.float64)
     X, factors, units, n_bad = _csc_factors(X, norm_bound, nonfinite)
     extreme = (factors > 0.0) & (
         (factors < 1.0 / _EXTREME_SCALE) | (factors > _EXTREME_SCALE)
@@ -538,7 +540,8 @@ def _ceil_log2(norms):
 def _norm_chunks(X, chunk_rows):
     """The row norms of X, chunk by chunk (all at once for CSC input)."""
     if sparse.issparse(X) and X.format == "csc":
-        X = canonical_sparse(X)
+        # Duplicates summed in float64, as on the CSR path (§13.3).
+        X = canonical_sparse(X, dtype=np.float64)
         yield row_norms(X, column_blocks=_sparse_blocks(X.indptr, X.shape[1]))
         return
     if not sparse.issparse(X):
@@ -618,11 +621,13 @@ def _norm_count_sums(X, grid, chunk_rows):
     cells = np.zeros(grid.size + 1, dtype=np.int64)
     n_bad = 0
     for norms in _norm_chunks(X, chunk_rows):
-        finite = np.isfinite(norms)
-        n_bad += int(norms.size - np.count_nonzero(finite))
-        # A non-finite row counts as a row of zeros (nonfinite="zero"; with
-        # "raise" the pass refuses afterwards).
-        norms = np.where(finite, norms, 0.0)
+        # A row with a non-finite entry has a NaN norm (``row_norms``): it
+        # counts as a row of zeros (nonfinite="zero"; with "raise" the pass
+        # refuses afterwards). A finite row whose norm overflows is +inf: it
+        # lies above every candidate (review of issue 33).
+        bad = np.isnan(norms)
+        n_bad += int(np.count_nonzero(bad))
+        norms = np.where(bad, 0.0, norms)
         cells += np.bincount(
             np.searchsorted(grid, norms, side="left"), minlength=grid.size + 1
         )

@@ -219,7 +219,15 @@ def _extreme_data():
         "huge": rng.uniform(-1, 1, (6, 3)) * 1e300,
         "tiny": rng.uniform(-1, 1, (6, 3)) * 1e-300,
         "overflowing norms": np.full((6, 3), 1.5e308),
-        "mixed": np.array([[1e300, 1e-300, 0.0], [0.0, 0.0, 0.0], [1.0, -1.0, 0.5]]),
+        # Four rows: CoinPress's centred fit needs two pairs (a public refusal).
+        "mixed": np.array(
+            [
+                [1e300, 1e-300, 0.0],
+                [0.0, 0.0, 0.0],
+                [1.0, -1.0, 0.5],
+                [-1e-300, 1e300, 2.0],
+            ]
+        ),
     }
 
 

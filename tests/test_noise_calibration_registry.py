@@ -58,7 +58,14 @@ ADDITIVE_PARTS = {
     "nuclear radius": "nuclear radius",
 }
 # norm_bound="auto" (§18.2) is the exponential mechanism: no additive noise.
-OTHER_PARTS = {"eigenvectors", "noise", "unspent (dON Alg. 2)", "norm bound"}
+OTHER_PARTS = {
+    "eigenvectors",
+    "noise",
+    "unspent (dON Alg. 2)",
+    "norm bound",
+    "X norm bound",
+    "y bound",
+}
 # PrivateFeatureScaler (§18.3): 2·d private quantiles by the exponential
 # mechanism, which draws no additive noise.
 OTHER_PARTS |= {"feature quantiles"}

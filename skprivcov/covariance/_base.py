@@ -442,8 +442,9 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         covariance, location = self._post_process(release.matrix)
         scale = release.scale**2
         self._set_release(covariance * scale, location * release.scale)
+        # The noise level of what the release spent (without the bound's part).
         self.eigenvalue_floor_ = scale * eigenvalue_floor(
-            X.shape[0], X.shape[1], budget
+            X.shape[0], X.shape[1], release_budget
         )
         for name, value in (release.extras or {}).items():
             setattr(self, name, value)

@@ -57,7 +57,8 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
             self, X, reset=True, accept_sparse=("csr", "csc"), ensure_min_features=1
         )
         y = check_target(y, X.shape[0], type(self).__name__)
-        target_map(self.y_bound, self.fit_intercept)
+        if not (isinstance(self.y_bound, str) and self.y_bound == "auto"):
+            target_map(self.y_bound, self.fit_intercept)
         return X, y
 
     def _release_estimator(self):
@@ -103,9 +104,17 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         return bounded_rows(
             as_numeric(X),
             as_numeric(y, "y"),
-            X_norm_bound=self.X_norm_bound,
-            y_bound=self.y_bound,
+            X_norm_bound=self._fitted_bounds()[0],
+            y_bound=self._fitted_bounds()[1],
             fit_intercept=self.fit_intercept,
+        )
+
+    def _fitted_bounds(self):
+        """The bounds this fit clips at: the parameters, or the private ones
+        chosen for "auto" (``X_norm_bound_``, ``y_bound_``)."""
+        return (
+            getattr(self, "X_norm_bound_", self.X_norm_bound),
+            getattr(self, "y_bound_", self.y_bound),
         )
 
     def _release_of(self, estimator, n_samples, target_name="y"):
@@ -113,11 +122,12 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         if names is not None:
             names = [*names, target_name]
+        X_norm_bound, y_bound = self._fitted_bounds()
         return release_in_data_units(
             estimator,
             n_samples=n_samples,
-            X_norm_bound=self.X_norm_bound,
-            y_bound=self.y_bound,
+            X_norm_bound=X_norm_bound,
+            y_bound=y_bound,
             fit_intercept=self.fit_intercept,
             names=names,
         )

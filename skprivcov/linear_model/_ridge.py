@@ -7,13 +7,22 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from skprivcov._constraints import RELEASE_NORM_BOUND
+from skprivcov._dask import compute_array, is_dask_array
+from skprivcov._validation import as_numeric
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.covariance._release import release_of
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._penalty import alpha_from_noise
+from skprivcov.linear_model._private_bounds import (
+    bounds_generator,
+    budget_parameters,
+    choose_bounds,
+    release_budget,
+)
 from skprivcov.linear_model._solve import fit_ridge_path
-from skprivcov.privacy import PrivacyCost
+from skprivcov.privacy import PrivacyCost, check_within, compose_parts
 
 __all__ = ["PrivateRidge"]
 
@@ -107,13 +116,21 @@ array-like of shape (n_columns, n_columns) or None, default=None
         the lowest or tied for it among the Gaussian, separate, adaptive and
         projection mechanisms, and it is the cheapest to compute.
 
-    X_norm_bound : float > 0, default=1.0
+    X_norm_bound : float > 0 or "auto", default=1.0
         Without ``covariance``: public bound B on the ℓ2 norm of each row of X;
-        longer rows are clipped to it.
+        longer rows are clipped to it. "auto": a private upper bound on the
+        row norms at 1/32 of the release's budget (the part
+        ``"X norm bound"``; docs/algorithms.rst §18.2), published as
+        ``X_norm_bound_``.
 
-    y_bound : float > 0 or (lower, upper), default=1.0
+    y_bound : float > 0, (lower, upper) or "auto", default=1.0
         Without ``covariance``: public bounds of the target; a number B means
-        [−B, B]. Targets outside are clipped.
+        [−B, B]. Targets outside are clipped. "auto": the private box of the
+        target's 1% and 99% quantiles at 1/32 of the release's budget (the
+        part ``"y bound"``; §18.3), published as ``y_bound_``. Features on
+        very different scales are better served by a
+        :class:`~skprivcov.preprocessing.PrivateFeatureScaler` in front
+        (docs/choosing_bounds.rst).
 
     random_state : int in [0, 2**63) or None, default=None
         Without ``covariance``: seeds the release (replacing the estimator's
@@ -198,6 +215,12 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     _parameter_constraints: dict = {
         **BasePrivateRidge._parameter_constraints,
+        # A private bound inside the budget (docs/algorithms.rst §18.2–18.3).
+        "X_norm_bound": RELEASE_NORM_BOUND,
+        "y_bound": [
+            *BasePrivateRidge._parameter_constraints["y_bound"],
+            StrOptions({"auto"}),
+        ],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "covariance": [ReleasedCovarianceMixin, CovarianceRelease, "array-like", None],
         "target": [Interval(Integral, None, None, closed="neither"), str, None],
@@ -262,9 +285,28 @@ default=None
             )
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
-        _, estimator = self._charge(self._release_estimator())
+        cost, estimator = self._charge(self._release_estimator())
+        for stale in ("X_norm_bound_", "y_bound_"):
+            self.__dict__.pop(stale, None)  # from an earlier fit
+        bound_parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
         # The same seed (None: fresh entropy) as the user gave PrivateRidge.
-        estimator.set_params(random_state=self.random_state)
+        seed = self.random_state
+        if bound_parts:
+            # Private bounds first, at their parts; the release at the rest,
+            # on the same rows (§18.2–18.3), from a stream of its own.
+            rng, seed = bounds_generator(self.random_state, estimator.noise)
+            estimator.set_params(**budget_parameters(rest))
+            rows = compute_array(X) if is_dask_array(X) else X
+            self.X_norm_bound_, self.y_bound_ = choose_bounds(
+                as_numeric(rows),
+                as_numeric(y, "y"),
+                bound_parts,
+                self.X_norm_bound,
+                self.y_bound,
+                nonfinite=estimator.nonfinite,
+                rng=rng,
+            )
+        estimator.set_params(random_state=seed)
         estimator.fit(self._bounded_rows(X, y))
         release = self._release_of(estimator, X.shape[0], target_name)
         self.estimator_ = estimator
@@ -279,8 +321,11 @@ default=None
             X.shape[1],
             release.noise_level,
         )
-        self.privacy_spent_ = estimator.privacy_spent_
-        self.privacy_parts_ = estimator.privacy_parts_
+        parts = (*bound_parts, *estimator.privacy_parts_)
+        check_within(compose_parts(parts), cost)
+        self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
+        self.privacy_spent_ = cost if bound_parts else estimator.privacy_spent_
+        self.privacy_parts_ = parts
         return self
 
     def _fit_from_release(self, X):

@@ -74,9 +74,10 @@ def quantile_epsilon(budget):
     """The exponential mechanism's ε for a budget part: ε itself for a pure
     budget; for ρ-zCDP, ε = √(8ρ), since its bounded range gives ε²/8-zCDP
     (Cesar–Rogers 2021; docs/algorithms.rst §18.1)."""
+    # Rounded down (by 2^−50, more than the few ulps of the float products
+    # that made the part): the mechanism then spends at most its part.
     if budget.notion == "pure":
-        return float(budget.parameter)
-    # Rounded down: the mechanism then spends at most ρ.
+        return float(budget.parameter) * (1.0 - 2.0**-50)
     return math.sqrt(8.0 * budget.parameter) * (1.0 - 2.0**-50)
 
 
@@ -139,7 +140,9 @@ def private_quantile(counts, target, epsilon, rng):
 _BOUND_BETA = 1e-6
 
 
-def private_norm_bound(counts, grid, n_samples, budget, rng):
+def private_norm_bound(
+    counts, grid, n_samples, budget, rng, *, beta=_BOUND_BETA, fallback="low"
+):
     """A private upper bound on the row norms, on a public grid
     (docs/algorithms.rst §18.2).
 
@@ -151,10 +154,14 @@ def private_norm_bound(counts, grid, n_samples, budget, rng):
     (n, K, the budget) [choice].
 
     Where the share cannot buy that accuracy (n ≤ 2r: the exponential
-    mechanism would be nearly uniform over the grid, up to 2^32), the
-    smallest positive candidate is returned without looking at the counts:
-    the release is then near zero, near releasing nothing, never a bound far
-    above the data. A chosen bound of 0 (all rows zero) becomes the smallest
+    mechanism would be nearly uniform over the grid, up to 2^32), a public
+    candidate is returned without looking at the counts: by default the
+    smallest positive one, so that a covariance release is near zero, near
+    releasing nothing, never a bound far above the data; ``fallback="high"``
+    returns the largest, for a consumer that a bound far below the data
+    harms more (a ridge model, whose penalty grows with the noise of a large
+    bound but whose coefficients blow up when every row is clipped to a tiny
+    sphere). A chosen bound of 0 (all rows zero) becomes the smallest
     positive candidate (post-processing).
 
     Parameters
@@ -167,14 +174,18 @@ def private_norm_bound(counts, grid, n_samples, budget, rng):
     budget : PrivacyCost
         The part spent: pure ε, or ρ for ε = √(8ρ) (:func:`quantile_epsilon`).
     rng : numpy.random.Generator
+    beta : float, default=1e-6
+        The failure probability of the rank rule.
+    fallback : {"low", "high"}, default="low"
+        The public candidate returned when n ≤ 2r.
 
     Returns
     -------
     bound : float
     """
     epsilon = quantile_epsilon(budget)
-    margin = quantile_rank_error(grid.size, epsilon, _BOUND_BETA)
+    margin = quantile_rank_error(grid.size, epsilon, beta)
     if n_samples <= 2.0 * margin:
-        return float(grid[1])
+        return float(grid[1] if fallback == "low" else grid[-1])
     index = private_quantile(counts, n_samples - Fraction(margin), epsilon, rng)
     return float(grid[max(index, 1)])

@@ -44,7 +44,29 @@ def _spent(estimator):
             "A search refits its estimator once per candidate and fold: its "
             "spend is search_cost(search, X, y), or the accountant's ledger."
         )
-    return [cost for child in _fitted_children(estimator) for cost in _spent(child)]
+    children = _fitted_children(estimator)
+    if not children and _holds_estimators(estimator):
+        # Fail closed (review of issue 33): a meta-estimator this function
+        # does not know (MultiOutputRegressor, bagging, stacking, RFE, ...)
+        # may hold private fits; counting it as zero would be a false claim.
+        raise TypeError(
+            f"pipeline_spent does not know how {type(estimator).__name__} fits "
+            "the estimators it holds; sum their privacy_spent_ yourself, or read "
+            "the accountant's ledger."
+        )
+    return [cost for child in children for cost in _spent(child)]
+
+
+def _holds_estimators(estimator):
+    """Whether a fitted object holds other estimators (fitted or not)."""
+    for value in vars(estimator).values():
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if isinstance(item, tuple) and len(item) >= 2:
+                item = item[1]
+            if hasattr(item, "fit") and hasattr(item, "get_params"):
+                return True
+    return False
 
 
 def pipeline_spent(estimator):

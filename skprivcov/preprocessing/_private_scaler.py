@@ -105,7 +105,7 @@ def feature_counts(X, grid, *, nonfinite="raise"):
 _MARGIN_BETA = 0.05
 
 
-def target_ranks(quantiles, n_samples, n_candidates, epsilon):
+def target_ranks(quantiles, n_samples, n_candidates, epsilon, beta=_MARGIN_BETA):
     """The public target ranks (t_low, t_high) of a box's two quantiles.
 
     t = q·n, moved inward to at least m = 2·ln(K/β)/ε rows (β = 0.05) from
@@ -117,14 +117,14 @@ def target_ranks(quantiles, n_samples, n_candidates, epsilon):
     most β times the right candidate's. A function of public values only.
     """
     low, high = quantiles
-    margin = quantile_rank_error(n_candidates, epsilon, _MARGIN_BETA)
+    margin = quantile_rank_error(n_candidates, epsilon, beta)
     half = n_samples / 2.0
     t_low = min(max(low * n_samples, margin), half)
     t_high = max(min(high * n_samples, n_samples - margin), half)
     return Fraction(t_low), Fraction(t_high)
 
 
-def private_box(counts, grid, quantiles, n_samples, epsilon, rng):
+def private_box(counts, grid, quantiles, n_samples, epsilon, rng, beta=_MARGIN_BETA):
     """(lower, upper): two private quantiles of one scalar on ``grid``
     (§18.1), each by :func:`private_quantile` at ``epsilon``, from its counts
     c_k = #{i : s_i ≤ grid[k]}.
@@ -133,8 +133,9 @@ def private_box(counts, grid, quantiles, n_samples, epsilon, rng):
     the target rank, so the box is taken from the cells' outer edges:
     lower = grid[i − 1], upper = grid[k] (post-processing; a grid step is 19%
     of the magnitude, too coarse to give away for a feature far from 0). The
-    pair is put in order, so the box is never empty."""
-    t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon)
+    pair is put in order, so the box is never empty. ``beta`` bounds the
+    chance that an edge lands beyond the data (see :func:`target_ranks`)."""
+    t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon, beta)
     i = private_quantile(counts, t_low, epsilon, rng)
     k = private_quantile(counts, t_high, epsilon, rng)
     i, k = min(i, k), max(i, k)

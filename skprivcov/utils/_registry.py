@@ -369,6 +369,8 @@ _ENTRIES = (
                 "estimator": SeparateCovariance(),
                 "fit_intercept": False,
             },
+            # Private bounds inside the budget (§18.2–18.3).
+            "auto bounds": {"X_norm_bound": "auto", "y_bound": "auto"},
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
@@ -377,6 +379,14 @@ _ENTRIES = (
             "alpha_": "alpha, or the penalty of the release's noise level (§16)",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
+            "X_norm_bound_": (
+                "X_norm_bound, or with 'auto' the output of the private step "
+                "'X norm bound' (§18.2)"
+            ),
+            "y_bound_": (
+                "y_bound, or with 'auto' the output of the private step 'y bound' "
+                "(§18.3)"
+            ),
             **_MODEL_PUBLIC,
         },
     ),
