@@ -314,3 +314,24 @@ def test_pipeline_spent_refuses_a_meta_estimator_it_does_not_know():
     ).fit(X, Y)
     with pytest.raises(TypeError, match="does not know"):
         pipeline_spent(model)
+
+
+@pytest.mark.parametrize("budget", [{"rho": 1.0}, {"epsilon": 2.0}])
+def test_lda_with_an_auto_bound_spends_its_declared_share(budget):
+    from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(3, size=3000)
+    X = rng.normal(size=(3000, 4)) * 20.0 + 60.0 * y[:, None]
+    accountant = PrivacyAccountant(**budget)
+    model = PrivateLinearDiscriminantAnalysis(
+        **budget, norm_bound="auto", accountant=accountant, random_state=0
+    ).fit(X, y)
+    total = next(iter(budget.values()))
+    assert [p.step for p in model.privacy_parts_] == ["norm bound", "per-class sums"]
+    assert model.privacy_parts_[0].cost.parameter == pytest.approx(total / 16)
+    assert model.privacy_spent_.parameter == total
+    assert len(accountant.history()) == 1
+    norms = np.linalg.norm(X, axis=1)
+    assert np.quantile(norms, 0.9) <= model.norm_bound_ <= norms.max() * 2**0.25
+    assert model.score(X, y) > 0.9

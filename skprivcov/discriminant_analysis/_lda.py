@@ -22,12 +22,16 @@ from skprivcov._constraints import (
     DELTA,
     NOISE,
     NONFINITE,
-    NORM_BOUND,
+    RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
 from skprivcov._dask import is_dask_array
 from skprivcov._random import release_generator
-from skprivcov._stats import record_summation_depth, recorded_summation_depths
+from skprivcov._stats import (
+    record_summation_depth,
+    recorded_summation_depths,
+    row_norm_counts,
+)
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
 from skprivcov.covariance._clipped_data import ClippedData
@@ -40,7 +44,16 @@ from skprivcov.mechanisms import (
     symmetric_noise,
 )
 from skprivcov.mechanisms._hardened import hardened_second_moment, is_hardened
-from skprivcov.privacy import BudgetPart, PrivacyAccountant, PrivacyCost, resolve_budget
+from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
+from skprivcov.mechanisms._splits import split_budget
+from skprivcov.privacy import (
+    BudgetPart,
+    PrivacyAccountant,
+    PrivacyCost,
+    check_within,
+    compose_parts,
+    resolve_budget,
+)
 
 __all__ = ["PrivateLinearDiscriminantAnalysis"]
 
@@ -124,8 +137,11 @@ class PrivateLinearDiscriminantAnalysis(
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget.
 
-    norm_bound : float in [1e-30, 1e30], default=1.0
+    norm_bound : float in [1e-30, 1e30] or "auto", default=1.0
         Public bound on the ℓ2 norm of a row of X; longer rows are clipped.
+        "auto": a private upper bound on the row norms at 1/16 of the budget
+        (the part ``"norm bound"``; docs/algorithms.rst §18.2), published as
+        ``norm_bound_``.
 
     n_components : int >= 1, default=None
         Dimensions kept by ``transform`` (at most min(n_classes − 1,
@@ -180,7 +196,12 @@ class PrivateLinearDiscriminantAnalysis(
         The budget charged.
 
     privacy_parts_ : tuple of BudgetPart
-        One part: the per-class sums, released jointly.
+        The per-class sums, released jointly (after the part ``"norm bound"``
+        with ``norm_bound="auto"``).
+
+    norm_bound_ : float
+        The bound the rows were clipped at: ``norm_bound``, or with "auto" its
+        private choice.
 
     n_features_in_ : int
         Number of features.
@@ -209,7 +230,7 @@ class PrivateLinearDiscriminantAnalysis(
         "rho": BUDGET,
         "epsilon": BUDGET,
         "delta": DELTA,
-        "norm_bound": NORM_BOUND,
+        "norm_bound": RELEASE_NORM_BOUND,
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "nonfinite": NONFINITE,
         "noise": NOISE,
@@ -326,7 +347,17 @@ class PrivateLinearDiscriminantAnalysis(
         X = as_numeric(X)
         rng = release_generator(self.random_state, noise=self.noise)
         n_samples = X.shape[0]
-        bound = float(self.norm_bound)
+        parts = ()
+        if self.norm_bound == "auto":
+            # §18.2: a private row-norm bound at 1/16, the class sums at the
+            # rest (sequential composition on the same rows).
+            bound_part, rest = split_budget("norm bound auto", budget)
+            grid = norm_grid()
+            counts = row_norm_counts(X, grid, nonfinite=self.nonfinite)
+            bound = private_norm_bound(counts, grid, n_samples, bound_part.cost, rng)
+            parts, budget = (bound_part,), rest.cost
+        else:
+            bound = float(self.norm_bound)
         # Every class's statistics first, then their noise: hardened noise
         # bounds the float error of all of them by the deepest sum (§17).
         with recorded_summation_depths():
@@ -342,8 +373,10 @@ class PrivateLinearDiscriminantAnalysis(
             ]
         self.classes_ = classes
         self._fit_from_releases(np.array(releases), n_samples, budget, bound)
-        self.privacy_spent_ = budget
-        self.privacy_parts_ = (BudgetPart("per-class sums", budget),)
+        self.norm_bound_ = bound
+        self.privacy_parts_ = (*parts, BudgetPart("per-class sums", budget))
+        self.privacy_spent_ = self.fit_cost()
+        check_within(compose_parts(self.privacy_parts_), self.privacy_spent_)
         return self
 
     def _check_n_components(self, n_classes, n_features):

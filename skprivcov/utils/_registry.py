@@ -409,6 +409,7 @@ _ENTRIES = (
         {
             "default": {},
             "pure": {"epsilon": 1.0},
+            "auto bound": {"norm_bound": "auto"},
             "(epsilon, delta), 1 component": {
                 "epsilon": 2.0,
                 "delta": 1e-6,
@@ -418,6 +419,10 @@ _ENTRIES = (
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
             "classes_": "public: the classes parameter, or y's labels (documented)",
+            "norm_bound_": (
+                "the public norm_bound, or with 'auto' the output of the private "
+                "step 'norm bound' (§18.2)"
+            ),
             "priors_": "post-processing of the per-class releases",
             "means_": "post-processing of the per-class releases",
             "covariance_": "post-processing of the per-class releases",
