@@ -354,7 +354,14 @@ class PrivateLinearDiscriminantAnalysis(
             bound_part, rest = split_budget("norm bound auto", budget)
             grid = norm_grid()
             counts = row_norm_counts(X, grid, nonfinite=self.nonfinite)
-            bound = private_norm_bound(counts, grid, n_samples, bound_part.cost, rng)
+            # Where the part cannot buy an accurate bound (n ≤ 2r) the largest
+            # candidate: the class sums then drown in noise and the classifier
+            # predicts about the priors (the analogue of releasing nothing),
+            # where the smallest would shrink every row onto a tiny sphere
+            # and saturate the scores.
+            bound = private_norm_bound(
+                counts, grid, n_samples, bound_part.cost, rng, fallback="high"
+            )
             parts, budget = (bound_part,), rest.cost
         else:
             bound = float(self.norm_bound)
