@@ -50,6 +50,7 @@ __all__ = [
     "UNIT_BITS",
     "NormProfile",
     "SufficientStatistics",
+    "feature_counts",
     "floored_unit_sum",
     "norm_profile",
     "record_summation_depth",
@@ -627,11 +628,20 @@ def _norm_count_sums(X, grid, chunk_rows):
         # lies above every candidate (review of issue 33).
         bad = np.isnan(norms)
         n_bad += int(np.count_nonzero(bad))
-        norms = np.where(bad, 0.0, norms)
-        cells += np.bincount(
-            np.searchsorted(grid, norms, side="left"), minlength=grid.size + 1
-        )
+        cells += _cell_counts(np.where(bad, 0.0, norms)[:, None], grid)[0]
     return cells, n_bad
+
+
+def _cell_counts(values, grid):
+    """Per column j of ``values``, how many entries lie in each cell
+    (grid[k − 1], grid[k]] (cell 0: at most grid[0]; the last: above every
+    candidate): an int64 array of shape (n_columns, grid.size + 1)."""
+    n_columns = values.shape[1]
+    size = grid.size + 1
+    cells = np.searchsorted(grid, values, side="left") + np.arange(n_columns) * size
+    return np.bincount(cells.ravel(), minlength=n_columns * size).reshape(
+        n_columns, size
+    )
 
 
 def row_norm_counts(X, grid, *, nonfinite="raise", chunk_rows=None):
@@ -662,3 +672,39 @@ def row_norm_counts(X, grid, *, nonfinite="raise", chunk_rows=None):
     cells, n_bad = _reduce(X, _norm_count_sums, grid, chunk_rows)
     _refuse_nonfinite(n_bad, nonfinite)
     return np.cumsum(cells)[:-1]
+
+
+# The rows read at a time by the per-feature counting pass (≤ 2^20 cells).
+_CHUNK_CELLS = 2**20
+
+
+def _feature_count_sums(X, grid):
+    """(cells of shape (d, G + 1), non-finite rows) of every feature: cell
+    [j, k] holds the rows whose x_ij lies in (grid[k − 1], grid[k]]. A row with
+    a non-finite entry counts as a row of zeros (the rule ``nonfinite="zero"``;
+    with ``"raise"`` the caller refuses after the full pass)."""
+    cells = np.zeros((X.shape[1], grid.size + 1), dtype=np.int64)
+    n_bad = 0
+    rows_per_chunk = max(1, _CHUNK_CELLS // max(X.shape[1], 1))
+    for rows in _dense_chunks(np.asarray(X), rows_per_chunk):
+        bad = ~np.isfinite(rows).all(axis=1)
+        n_bad += int(bad.sum())
+        cells += _cell_counts(np.where(bad[:, None], 0.0, rows), grid)
+    return cells, n_bad
+
+
+def feature_counts(X, grid, *, nonfinite="raise"):
+    """c_jk = #{i : x_ij ≤ grid[k]} for every feature j, in one pass over X
+    (dense arrays and memmaps chunk by chunk; dask arrays block by block).
+
+    Replacing one row moves every c_jk by at most 1 (§18.1). Reads values:
+    run it after the charge. With ``nonfinite="raise"`` a non-finite entry is
+    refused after the full pass; with ``"zero"`` its row counts as zeros.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (n_features, grid.size)
+    """
+    cells, n_bad = _reduce(X, _feature_count_sums, np.asarray(grid, dtype=np.float64))
+    _refuse_nonfinite(n_bad, nonfinite)
+    return np.cumsum(cells, axis=1)[:, :-1]

@@ -8,22 +8,20 @@ import pytest
 from scipy import sparse
 from sklearn.pipeline import Pipeline, make_pipeline
 
+from skprivcov._stats import feature_counts
 from skprivcov.covariance import GaussianCovariance
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.linear_model import PrivateRidge
+from skprivcov.mechanisms import _quantile as quantile_module
 from skprivcov.mechanisms._quantile import (
     norm_grid,
     quantile_epsilon,
     quantile_rank_error,
-)
-from skprivcov.model_selection import pipeline_spent
-from skprivcov.preprocessing import PrivateFeatureScaler, RowNormClipper
-from skprivcov.preprocessing import _private_scaler as scaler_module
-from skprivcov.preprocessing._private_scaler import (
-    feature_counts,
     signed_grid,
     target_ranks,
 )
+from skprivcov.model_selection import pipeline_spent
+from skprivcov.preprocessing import PrivateFeatureScaler, RowNormClipper
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost, compose_parts
 
 SECRET = 123456.789  # a value that must never appear in a message
@@ -58,14 +56,14 @@ def test_the_quantile_choice_is_the_library_mechanism(monkeypatch):
     the target ranks of the public rule and ε of 1/(2d) of the budget."""
     X = _data(500)
     calls = []
-    original = scaler_module.private_quantile
+    original = quantile_module.private_quantile
 
     def spy(counts, target, epsilon, rng):
         index = original(counts, target, epsilon, rng)
         calls.append((np.array(counts), target, epsilon, index))
         return index
 
-    monkeypatch.setattr(scaler_module, "private_quantile", spy)
+    monkeypatch.setattr(quantile_module, "private_quantile", spy)
     scaler = PrivateFeatureScaler(rho=0.6, random_state=0).fit(X)
     d = X.shape[1]
     grid = signed_grid()

@@ -38,7 +38,6 @@ from skprivcov.mechanisms import (
     project_psd_trace_ball,
     split_budget,
 )
-from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 from skprivcov.privacy import (
     PrivacyAccountant,
     PrivacyCost,
@@ -77,6 +76,25 @@ class Release(NamedTuple):
     parts: tuple
     scale: float
     extras: dict | None = None
+
+
+def auto_norm_bound(data, budget, rng, **options):
+    """``norm_bound="auto"`` (docs/algorithms.rst §18.2): the part
+    ``"norm bound"`` of ``budget`` (``SPLITS["norm bound auto"]``) spent on a
+    private upper bound on the row norms of ``data`` (a ClippedData;
+    ``options`` go to ``mechanisms.private_norm_bound``).
+
+    Returns
+    -------
+    parts : tuple of BudgetPart
+        The bound's part.
+    rest : PrivacyCost
+        What is left for the release, on the same rows.
+    bound : float
+    """
+    bound_part, rest = split_budget("norm bound auto", budget)
+    bound = data.private_norm_bound(bound_part.cost, rng, **options)
+    return (bound_part,), rest.cost, bound
 
 
 def eigenvalue_floor(n_samples, n_features, budget):
@@ -462,9 +480,5 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         if self.norm_bound != "auto":
             self.norm_bound_ = float(self.norm_bound)
             return (), budget
-        bound_part, rest = split_budget("norm bound auto", budget)
-        grid = norm_grid()
-        self.norm_bound_ = private_norm_bound(
-            data.norm_counts(grid), grid, data.n_samples, bound_part.cost, rng
-        )
-        return (bound_part,), rest.cost
+        parts, rest, self.norm_bound_ = auto_norm_bound(data, budget, rng)
+        return parts, rest

@@ -14,6 +14,7 @@ import numpy as np
 
 from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE, augment
 from skprivcov._stats import norm_profile, row_norm_counts, unit_ball_statistics
+from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 
 __all__ = ["ClippedData", "Target"]
 
@@ -72,10 +73,13 @@ class ClippedData:
         trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
         return Target(augment(stats.second_moment, stats.mean), trace)
 
-    def norm_counts(self, grid):
-        """c_k = #{i : ‖x_i‖ ≤ grid[k]} for the rows as given (before any
-        clipping): what a private quantile of the norms reads (§18.2)."""
-        return row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
+    def private_norm_bound(self, budget, rng, **options):
+        """A private upper bound on the row norms as given (before any
+        clipping), at ``budget``: ``skprivcov.mechanisms.private_norm_bound``
+        (and its ``options``) on the counts of one pass (§18.2)."""
+        grid = norm_grid()
+        counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
+        return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
 
     def norm_profile(self, bound):
         """The histogram of the norm exponents of the rows scaled by 1/``bound``

@@ -30,10 +30,14 @@ from skprivcov._random import release_generator
 from skprivcov._stats import (
     record_summation_depth,
     recorded_summation_depths,
-    row_norm_counts,
 )
 from skprivcov._validation import as_numeric, check_input, check_public
-from skprivcov.covariance._base import charge, eigenvalue_floor, floored_inverse
+from skprivcov.covariance._base import (
+    auto_norm_bound,
+    charge,
+    eigenvalue_floor,
+    floored_inverse,
+)
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
     gaussian_scale,
@@ -44,8 +48,6 @@ from skprivcov.mechanisms import (
     symmetric_noise,
 )
 from skprivcov.mechanisms._hardened import hardened_second_moment, is_hardened
-from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
-from skprivcov.mechanisms._splits import split_budget
 from skprivcov.privacy import (
     BudgetPart,
     PrivacyAccountant,
@@ -350,19 +352,13 @@ class PrivateLinearDiscriminantAnalysis(
         parts = ()
         if self.norm_bound == "auto":
             # §18.2: a private row-norm bound at 1/16, the class sums at the
-            # rest (sequential composition on the same rows).
-            bound_part, rest = split_budget("norm bound auto", budget)
-            grid = norm_grid()
-            counts = row_norm_counts(X, grid, nonfinite=self.nonfinite)
-            # Where the part cannot buy an accurate bound (n ≤ 2r) the largest
-            # candidate: the class sums then drown in noise and the classifier
-            # predicts about the priors (the analogue of releasing nothing),
-            # where the smallest would shrink every row onto a tiny sphere
-            # and saturate the scores.
-            bound = private_norm_bound(
-                counts, grid, n_samples, bound_part.cost, rng, fallback="high"
-            )
-            parts, budget = (bound_part,), rest.cost
+            # rest (sequential composition on the same rows). Where the part
+            # cannot buy an accurate bound (n ≤ 2r) the largest candidate: the
+            # class sums then drown in noise and the classifier predicts about
+            # the priors, where the smallest would shrink every row onto a
+            # tiny sphere and saturate the scores.
+            rows = ClippedData(X, augmented=True, nonfinite=self.nonfinite)
+            parts, budget, bound = auto_norm_bound(rows, budget, rng, fallback="high")
         else:
             bound = float(self.norm_bound)
         # Every class's statistics first, then their noise: hardened noise

@@ -101,11 +101,12 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
             # Its blocks are read here: a failing block is reported by its
             # type only, as in the statistics pass (docs/algorithms.rst §13.1).
             X = compute_array(X)
+        X_norm_bound, y_bound = self._fitted_bounds()
         return bounded_rows(
             as_numeric(X),
             as_numeric(y, "y"),
-            X_norm_bound=self._fitted_bounds()[0],
-            y_bound=self._fitted_bounds()[1],
+            X_norm_bound=X_norm_bound,
+            y_bound=y_bound,
             fit_intercept=self.fit_intercept,
         )
 

@@ -5,7 +5,7 @@ After the model's one charge, each bound given as "auto" spends 1/32 of the
 release's budget: a private upper bound on the row norms of X
 (:func:`skprivcov.mechanisms.private_norm_bound`), and a private box for the
 target, its 1% and 99% quantiles on the public signed grid
-(``skprivcov.preprocessing._private_scaler.private_box``, two quantiles at
+(``skprivcov.mechanisms._quantile.private_box``, two quantiles at
 half the part each); the release runs at the rest of the budget, on the same
 rows (sequential composition). The parts are in ``privacy_parts_``, before
 the release's own.
@@ -14,13 +14,10 @@ the release's own.
 import numpy as np
 
 from skprivcov._random import SEED_LIMIT, release_generator
-from skprivcov._stats import row_norm_counts
-from skprivcov.mechanisms import norm_grid, private_norm_bound, quantile_epsilon
-from skprivcov.preprocessing._private_scaler import (
-    feature_counts,
-    private_box,
-    signed_grid,
-)
+from skprivcov._stats import feature_counts
+from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.mechanisms import quantile_epsilon
+from skprivcov.mechanisms._quantile import private_box, signed_grid
 from skprivcov.privacy import BudgetPart
 
 __all__ = [
@@ -62,20 +59,13 @@ def choose_bounds(X, y, parts, X_norm_bound, y_bound, *, nonfinite, rng):
     """
     spent = {part.step: part.cost for part in parts}
     if _auto(X_norm_bound):
-        grid = norm_grid()
-        counts = row_norm_counts(X, grid, nonfinite=nonfinite)
         # A bound too low is what harms a ridge model (every row shrunk onto
         # a small sphere, coefficients that blow up on the raw rows); one too
         # high only raises the noise, which the penalty of alpha="auto"
         # answers: β = 0.05 and the largest candidate when n ≤ 2r.
-        X_norm_bound = private_norm_bound(
-            counts,
-            grid,
-            X.shape[0],
-            spent["X norm bound"],
-            rng,
-            beta=0.05,
-            fallback="high",
+        rows = ClippedData(X, augmented=False, nonfinite=nonfinite)
+        X_norm_bound = rows.private_norm_bound(
+            spent["X norm bound"], rng, beta=0.05, fallback="high"
         )
     if _auto(y_bound):
         grid = signed_grid()

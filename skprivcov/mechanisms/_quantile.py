@@ -34,10 +34,13 @@ from skprivcov.mechanisms._discrete import _uniform_below, bernoulli_exp, words_
 
 __all__ = [
     "norm_grid",
+    "private_box",
     "private_norm_bound",
     "private_quantile",
     "quantile_epsilon",
     "quantile_rank_error",
+    "signed_grid",
+    "target_ranks",
 ]
 
 # The default public range of a row norm in the data's units, and the steps
@@ -189,3 +192,53 @@ def private_norm_bound(
         return float(grid[1] if fallback == "low" else grid[-1])
     index = private_quantile(counts, n_samples - Fraction(margin), epsilon, rng)
     return float(grid[max(index, 1)])
+
+
+def signed_grid(bound_range=NORM_RANGE):
+    """The public candidates of a signed scalar (§18.1): the mirror image of
+    the geometric grid ``norm_grid(*bound_range)``, ∪ {0}; ascending."""
+    positive = norm_grid(*bound_range)[1:]
+    return np.concatenate((-positive[::-1], [0.0], positive))
+
+
+# The failure probability behind the margin of the target ranks.
+_MARGIN_BETA = 0.05
+
+
+def target_ranks(quantiles, n_samples, n_candidates, epsilon, beta=_MARGIN_BETA):
+    """The public target ranks (t_low, t_high) of a box's two quantiles.
+
+    t = q·n, moved inward to at least m = 2·ln(K/β)/ε rows (β = 0.05) from
+    either end, and never past n/2 (:func:`quantile_rank_error`). Why: every
+    candidate below the smallest value (or above the largest) has the same
+    utility −t (or −(n − t)), and there are up to K/2 of them, so with fewer
+    than m rows between the target and the end the mechanism's choice spreads
+    over the whole (up to 2^32) tail of the grid; at m their total weight is at
+    most β times the right candidate's. A function of public values only.
+    """
+    low, high = quantiles
+    margin = quantile_rank_error(n_candidates, epsilon, beta)
+    half = n_samples / 2.0
+    t_low = min(max(low * n_samples, margin), half)
+    t_high = max(min(high * n_samples, n_samples - margin), half)
+    return Fraction(t_low), Fraction(t_high)
+
+
+def private_box(counts, grid, quantiles, n_samples, epsilon, rng, beta=_MARGIN_BETA):
+    """(lower, upper): two private quantiles of one scalar on ``grid``
+    (§18.1), each by :func:`private_quantile` at ``epsilon``, from its counts
+    c_k = #{i : s_i ≤ grid[k]}.
+
+    The chosen candidate k names the cell (grid[k − 1], grid[k]] that holds
+    the target rank, so the box is taken from the cells' outer edges:
+    lower = grid[i − 1], upper = grid[k] (post-processing; a grid step is 19%
+    of the magnitude, too coarse to give away for a feature far from 0). The
+    pair is put in order, so the box is never empty. ``beta`` bounds the
+    chance that an edge lands beyond the data (see :func:`target_ranks`)."""
+    t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon, beta)
+    i = private_quantile(counts, t_low, epsilon, rng)
+    k = private_quantile(counts, t_high, epsilon, rng)
+    i, k = min(i, k), max(i, k)
+    if i == 0:
+        i, k = 1, max(k, 1)
+    return float(grid[i - 1]), float(grid[k])

@@ -8,7 +8,6 @@ post-processing of the two releases.
 """
 
 import math
-from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -22,15 +21,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
 from skprivcov._random import release_generator
-from skprivcov._stats import _dense_chunks, _reduce, _refuse_nonfinite
+from skprivcov._stats import feature_counts
 from skprivcov._validation import as_numeric, check_public, check_training_rows
 from skprivcov.covariance._base import charge
 from skprivcov.mechanisms._quantile import (
     NORM_RANGE,
-    norm_grid,
-    private_quantile,
+    private_box,
     quantile_epsilon,
-    quantile_rank_error,
+    signed_grid,
 )
 from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
 from skprivcov.privacy import (
@@ -42,106 +40,10 @@ from skprivcov.privacy import (
     resolve_budget,
 )
 
-__all__ = [
-    "PrivateFeatureScaler",
-    "feature_counts",
-    "private_box",
-    "signed_grid",
-    "target_ranks",
-]
+__all__ = ["PrivateFeatureScaler"]
 
 # The step of the private part (one for all 2·d quantiles, §18.1).
 QUANTILE_STEP = "feature quantiles"
-# The rows read at a time by the counting pass (a chunk of ≤ 2^20 cells).
-_CHUNK_CELLS = 2**20
-
-
-def signed_grid(bound_range=NORM_RANGE):
-    """The public candidates of a signed scalar (§18.1): the mirror image of
-    the geometric grid ``norm_grid(*bound_range)``, ∪ {0}; ascending."""
-    positive = norm_grid(*bound_range)[1:]
-    return np.concatenate((-positive[::-1], [0.0], positive))
-
-
-def _count_sums(X, grid):
-    """(cells of shape (d, G + 1), non-finite rows): cell [j, k] holds the rows
-    whose x_ij lies in (grid[k − 1], grid[k]] (the last: above every
-    candidate). A row with a non-finite entry counts as a row of zeros (the
-    rule ``nonfinite="zero"``; with ``"raise"`` the caller refuses after the
-    full pass)."""
-    n_features = X.shape[1]
-    size = grid.size + 1
-    cells = np.zeros(n_features * size, dtype=np.int64)
-    n_bad = 0
-    offsets = np.arange(n_features) * size
-    rows_per_chunk = max(1, _CHUNK_CELLS // max(n_features, 1))
-    for rows in _dense_chunks(np.asarray(X), rows_per_chunk):
-        bad = ~np.isfinite(rows).all(axis=1)
-        n_bad += int(bad.sum())
-        rows = np.where(bad[:, None], 0.0, rows)
-        cell = np.searchsorted(grid, rows, side="left") + offsets
-        cells += np.bincount(cell.ravel(), minlength=cells.size)
-    return cells.reshape(n_features, size), n_bad
-
-
-def feature_counts(X, grid, *, nonfinite="raise"):
-    """c_jk = #{i : x_ij ≤ grid[k]} for every feature j, in one pass over X
-    (dense arrays and memmaps chunk by chunk; dask arrays block by block).
-
-    Replacing one row moves every c_jk by at most 1 (§18.1). Reads values:
-    run it after the charge. With ``nonfinite="raise"`` a non-finite entry is
-    refused after the full pass; with ``"zero"`` its row counts as zeros.
-
-    Returns
-    -------
-    counts : ndarray of int64, shape (n_features, grid.size)
-    """
-    cells, n_bad = _reduce(X, _count_sums, np.asarray(grid, dtype=np.float64))
-    _refuse_nonfinite(n_bad, nonfinite)
-    return np.cumsum(cells, axis=1)[:, :-1]
-
-
-# The failure probability behind the margin of the target ranks.
-_MARGIN_BETA = 0.05
-
-
-def target_ranks(quantiles, n_samples, n_candidates, epsilon, beta=_MARGIN_BETA):
-    """The public target ranks (t_low, t_high) of a box's two quantiles.
-
-    t = q·n, moved inward to at least m = 2·ln(K/β)/ε rows (β = 0.05) from
-    either end, and never past n/2 (:func:`quantile_rank_error`). Why: every
-    candidate below the smallest value (or above the largest) has the same
-    utility −t (or −(n − t)), and there are up to K/2 of them, so with fewer
-    than m rows between the target and the end the mechanism's choice spreads
-    over the whole (up to 2^32) tail of the grid; at m their total weight is at
-    most β times the right candidate's. A function of public values only.
-    """
-    low, high = quantiles
-    margin = quantile_rank_error(n_candidates, epsilon, beta)
-    half = n_samples / 2.0
-    t_low = min(max(low * n_samples, margin), half)
-    t_high = max(min(high * n_samples, n_samples - margin), half)
-    return Fraction(t_low), Fraction(t_high)
-
-
-def private_box(counts, grid, quantiles, n_samples, epsilon, rng, beta=_MARGIN_BETA):
-    """(lower, upper): two private quantiles of one scalar on ``grid``
-    (§18.1), each by :func:`private_quantile` at ``epsilon``, from its counts
-    c_k = #{i : s_i ≤ grid[k]}.
-
-    The chosen candidate k names the cell (grid[k − 1], grid[k]] that holds
-    the target rank, so the box is taken from the cells' outer edges:
-    lower = grid[i − 1], upper = grid[k] (post-processing; a grid step is 19%
-    of the magnitude, too coarse to give away for a feature far from 0). The
-    pair is put in order, so the box is never empty. ``beta`` bounds the
-    chance that an edge lands beyond the data (see :func:`target_ranks`)."""
-    t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon, beta)
-    i = private_quantile(counts, t_low, epsilon, rng)
-    k = private_quantile(counts, t_high, epsilon, rng)
-    i, k = min(i, k), max(i, k)
-    if i == 0:
-        i, k = 1, max(k, 1)
-    return float(grid[i - 1]), float(grid[k])
 
 
 class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
