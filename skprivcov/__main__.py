@@ -7,7 +7,6 @@ import sys
 from skprivcov import __version__
 from skprivcov._demo import plot_demo, run_demo
 from skprivcov._release_command import (
-    DEFAULT_NORM_BOUND,
     ReleaseError,
     add_pca_arguments,
     add_release_arguments,
@@ -102,9 +101,9 @@ def main(argv=None):
     print(f"record in {record}")
     if args.norm_bound is None:
         print(
-            f"note: rows were clipped to norm {DEFAULT_NORM_BOUND:g}, the default "
-            "--norm-bound; choose it from what is known of the data "
-            "(docs/choosing.rst)"
+            "note: rows were clipped to a private bound chosen at 1/16 of the "
+            "budget (the record's norm_bound); give --norm-bound when a public "
+            "one is known (docs/choosing_bounds.rst)"
         )
     return 0
 

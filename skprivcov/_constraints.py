@@ -22,7 +22,7 @@ that a smaller unit would keep.
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from skprivcov._random import SEED_LIMIT
 from skprivcov._stats import NONFINITE_RULES
@@ -40,6 +40,7 @@ __all__ = [
     "RELEASE_SEED",
     "SHARE",
     "SHARE_RANGE",
+    "BoundRange",
 ]
 
 BUDGET_RANGE = (1e-30, 1e30)
@@ -50,9 +51,37 @@ SHARE_RANGE = (1e-3, 1.0 - 1e-3)
 BUDGET = [Interval(Real, *BUDGET_RANGE, closed="both"), None]
 DELTA = [Interval(Real, 0, 1, closed="left"), None]
 NORM_BOUND = [Interval(Real, *NORM_BOUND_RANGE, closed="both")]
+
+
+class BoundRange(Options):
+    """A pair (low, high) of public numbers, NORM_BOUND_RANGE[0] <= low <
+    high <= NORM_BOUND_RANGE[1] (not bools): the range a private bound is
+    chosen in (docs/algorithms.rst §18.2), when the user knows more than the
+    default grid 2^-32..2^32 assumes. (An ``Options`` so that
+    scikit-learn's parameter validation takes it.)"""
+
+    def __init__(self):
+        super().__init__(tuple, set())
+
+    def is_satisfied_by(self, val):
+        if not (isinstance(val, tuple) and len(val) == 2):
+            return False
+        if not all(isinstance(v, Real) and not isinstance(v, bool) for v in val):
+            return False
+        low, high = (float(v) for v in val)
+        return NORM_BOUND_RANGE[0] <= low < high <= NORM_BOUND_RANGE[1]
+
+    def __str__(self):
+        return (
+            "a tuple (low, high) with "
+            f"{NORM_BOUND_RANGE[0]:g} <= low < high <= {NORM_BOUND_RANGE[1]:g}"
+        )
+
+
 # A releasing estimator's bound: public, or "auto", a private quantile of the
-# row norms inside the budget (docs/algorithms.rst §18.2).
-RELEASE_NORM_BOUND = [*NORM_BOUND, StrOptions({"auto"})]
+# row norms inside the budget (docs/algorithms.rst §18.2), on the default grid
+# or, given a pair (low, high), on the grid of that range.
+RELEASE_NORM_BOUND = [*NORM_BOUND, StrOptions({"auto"}), BoundRange()]
 # A share of a budget (e.g. an eigenvalue share, a trace fraction).
 SHARE = [Interval(Real, *SHARE_RANGE, closed="both")]
 

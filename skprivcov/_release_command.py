@@ -48,7 +48,7 @@ MECHANISMS = {
 _FORMATS = (".npy", ".csv")
 # The Python default (docs/choosing.rst): the automatic choice.
 DEFAULT_MECHANISM = "auto"
-DEFAULT_NORM_BOUND = 1.0
+DEFAULT_NORM_BOUND = "auto"
 
 
 class ReleaseError(Exception):
@@ -56,14 +56,18 @@ class ReleaseError(Exception):
 
 
 def _bound_argument(text):
-    """--norm-bound: a number, or "auto" (a private bound, §18.2)."""
+    """--norm-bound: a number, "auto" (a private bound, §18.2), or a public
+    range LOW,HIGH to choose the private bound in."""
     if text == "auto":
         return text
     try:
+        if "," in text:
+            low, high = text.split(",")
+            return (float(low), float(high))
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"must be a number or 'auto', got {text!r}"
+            f"must be a number, 'auto' or LOW,HIGH, got {text!r}"
         ) from None
 
 
@@ -100,11 +104,11 @@ def _add_shared_arguments(parser, output_help):
         "--norm-bound",
         type=_bound_argument,
         default=None,
-        help="public bound on the row norms, chosen from what is known of the "
-        "data without reading it (docs/choosing.rst); longer rows are clipped; "
-        "'auto': a private bound at 1/16 of the budget, written to the record "
-        f"(docs/algorithms.rst §18.2) (default: {DEFAULT_NORM_BOUND:g}, as in "
-        "Python)",
+        help="the bound on the row norms; longer rows are clipped. 'auto' (the "
+        "default, as in Python): a private bound at 1/16 of the budget, written "
+        "to the record (docs/algorithms.rst §18.2); LOW,HIGH: the same, chosen "
+        "in that public range; a number: a public bound, chosen from what is "
+        "known of the data without reading it (docs/choosing_bounds.rst)",
     )
     parser.add_argument(
         "--nonfinite",
@@ -159,9 +163,9 @@ def add_release_arguments(parser):
     parser.add_argument(
         "--assume-centered",
         action="store_true",
-        help="release the second moment XᵀX/n (Python's default, "
-        "assume_centered=True) instead of the centred covariance and its "
-        "private mean (this command's default)",
+        help="release the second moment XᵀX/n (assume_centered=True) instead "
+        "of the centred covariance and its private mean (the default, as in "
+        "Python)",
     )
 
 

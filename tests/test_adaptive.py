@@ -7,12 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _papers import AdaptiveCovariance, SeparateCovariance  # the papers' setting
 from scipy import integrate, stats
 
 from skprivcov import (
-    AdaptiveCovariance,
     PrivacyCost,
-    SeparateCovariance,
     ZeroCovariance,
 )
 from skprivcov._stats import norm_profile, unit_ball_statistics

@@ -115,13 +115,14 @@ EXPECTED_SHARES = [
     ),
     (
         # §3.9: on these rows the noise is well below the trace: AdaptiveCov
-        # (radius skipped) at 15/16.
+        # (radius skipped) at 7/8, then its shrinkage at 1/16 (§3.9a).
         AutoCovariance(rho=0.8),
         [
             ("trace estimate", 1 / 16),
-            ("trace bound", 15 / 256),
-            ("threshold search", 15 / 256),
-            ("final", 105 / 128),
+            ("trace bound", 7 / 128),
+            ("threshold search", 7 / 128),
+            ("final", 49 / 64),
+            ("shrinkage", 1 / 16),
         ],
     ),
     (
@@ -145,12 +146,29 @@ EXPECTED_SHARES = [
     ("estimator", "shares"), EXPECTED_SHARES, ids=lambda x: getattr(x, "__name__", "")
 )
 def test_parts_are_the_specified_split(estimator, shares):
-    est = clone(estimator).set_params(random_state=0).fit(_rows(3))
+    # The mechanism's own split: at a public bound (the default "auto" adds
+    # its part first; test_the_default_bound_part_comes_first).
+    est = clone(estimator).set_params(random_state=0, norm_bound=1.0).fit(_rows(3))
     whole = est.privacy_spent_.parameter
     assert [part.step for part in est.privacy_parts_] == [step for step, _ in shares]
     for part, (_, share) in zip(est.privacy_parts_, shares, strict=True):
         assert part.cost.notion == est.privacy_spent_.notion
         assert part.cost.parameter == pytest.approx(share * whole, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "shares"), EXPECTED_SHARES, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_the_default_bound_part_comes_first(estimator, shares):
+    # norm_bound="auto" is the default (§18.2): its 1/16 first, then the
+    # mechanism's split of the rest (AutoCovariance's choice may differ at
+    # the other bound, so only the first part and the total are checked).
+    est = clone(estimator).set_params(random_state=0).fit(_rows(3))
+    whole = est.privacy_spent_.parameter
+    first = est.privacy_parts_[0]
+    assert first.step == "norm bound"
+    assert first.cost.parameter == pytest.approx(whole / 16, rel=1e-15)
+    assert compose_parts(est.privacy_parts_) == est.privacy_spent_
 
 
 def test_every_split_in_the_table_is_used_by_a_variant():
@@ -167,7 +185,10 @@ def test_every_split_in_the_table_is_used_by_a_variant():
         "norm bound auto": "GaussianCovariance",  # every estimator's "auto"
         "coinpress": "CoinPressCovariance",
     }
-    assert set(SPLITS) == set(names)
+    # The ridge models' private bounds and their fallback (§18.5): their
+    # defaults, tested in tests/test_private_bounds.py.
+    ridge = {"ridge bounds auto", "ridge mean"}
+    assert set(SPLITS) == set(names) | ridge
     assert set(names.values()) <= {_name(est) for est in PRIVATE}
 
 
@@ -181,7 +202,10 @@ def test_split_budget_keeps_the_notion_and_the_caveats():
 def test_ridge_models_publish_their_releases_parts():
     X = _rows(4, d=3)
     y = X @ np.array([0.2, -0.1, 0.3])
-    ridge = PrivateRidge(estimator=SeparateCovariance(), random_state=0).fit(X, y)
+    bounds = {"X_norm_bound": 1.0, "y_bound": 1.0}  # public: no bound parts
+    ridge = PrivateRidge(estimator=SeparateCovariance(), random_state=0, **bounds).fit(
+        X, y
+    )
     assert ridge.privacy_parts_ == ridge.estimator_.privacy_parts_
     assert [part.step for part in ridge.privacy_parts_] == [
         "eigenvalues",

@@ -227,7 +227,7 @@ def test_non_finite_rows_are_refused_after_the_charge_or_zeroed(tmp_path, capsys
         "--seed", 1, "--assume-centered", "--mechanism", "gaussian",
     )  # fmt: skip
     assert code == 0
-    zeroed = GaussianCovariance(random_state=1).fit(
+    zeroed = GaussianCovariance(assume_centered=True, random_state=1).fit(
         np.array([[0.1, 0.2], [0.0, 0.0], [0.2, 0.1]])
     )
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), zeroed.covariance_)
@@ -270,8 +270,8 @@ def test_version_and_help_show_what_the_defaults_are(capsys):
         text = " ".join(capsys.readouterr().out.split())
         assert "(default: auto)" in text
         assert "none given: rho 0.1, as in Python" in text
-        assert "(default: 1, as in Python)" in text
-    assert "this command's default" in text or command == "pca"
+        assert "'auto' (the default, as in Python)" in text
+    assert "the default, as in Python)" in text or command == "pca"
 
 
 def test_the_record_is_named_after_the_output_so_formats_never_collide(files):
@@ -283,9 +283,27 @@ def test_the_record_is_named_after_the_output_so_formats_never_collide(files):
 
 def test_the_default_bound_is_stated_after_the_release(files, capsys):
     assert _release(files / "rows.npy", "-o", files / "a.npy") == 0
-    assert "default --norm-bound" in capsys.readouterr().out
+    assert "a private bound chosen at 1/16" in capsys.readouterr().out
     assert _release(files / "rows.npy", "-o", files / "b.npy", "--norm-bound", 2) == 0
-    assert "default --norm-bound" not in capsys.readouterr().out
+    assert "private bound" not in capsys.readouterr().out
+
+
+def test_a_public_range_for_the_private_bound_matches_python(files):
+    # --norm-bound LOW,HIGH is norm_bound=(LOW, HIGH): the private bound on
+    # the grid of that range (§18.2), as in Python, bit for bit.
+    code = _release(
+        files / "rows.npy", "-o", files / "out.npy",
+        "--norm-bound", "0.25,4", "--rho", "0.5", "--seed", 3,
+        "--mechanism", "gaussian",
+    )  # fmt: skip
+    assert code == 0
+    reference = GaussianCovariance(
+        rho=0.5, norm_bound=(0.25, 4.0), random_state=3, assume_centered=False
+    ).fit(ROWS)
+    np.testing.assert_array_equal(np.load(files / "out.npy"), reference.covariance_)
+    record = json.loads((files / "out.npy.json").read_text())
+    assert record["norm_bound"] == reference.norm_bound_
+    assert 0.25 <= record["norm_bound"] <= 4.0 * 2**0.25
 
 
 def test_pca_writes_the_components_and_a_record_of_the_variances(files):
@@ -666,4 +684,4 @@ def test_an_auto_norm_bound_is_private_and_recorded(files, command):
 def test_a_norm_bound_that_is_neither_a_number_nor_auto_is_refused(files, capsys):
     with pytest.raises(SystemExit):
         _release(files / "rows.npy", "-o", files / "out.npy", "--norm-bound", "max")
-    assert "must be a number or 'auto'" in capsys.readouterr().err
+    assert "must be a number, 'auto' or LOW,HIGH" in capsys.readouterr().err

@@ -158,11 +158,34 @@ def _huge_budget(estimator):
 def test_huge_budget_gives_the_non_private_second_moment(estimator, unit_data):
     X = 3.0 * unit_data  # rows within the bound below: nothing is clipped
     est = clone(estimator).set_params(
-        random_state=0, norm_bound=3.0, **_huge_budget(estimator)
+        random_state=0,
+        norm_bound=3.0,
+        assume_centered=True,
+        **_huge_budget(estimator),
     )
     est.fit(X)
     np.testing.assert_allclose(est.covariance_, X.T @ X / len(X), atol=1e-6)
     np.testing.assert_array_equal(est.location_, np.zeros(6))
+
+
+@pytest.mark.parametrize("estimator", PRIVATE, ids=_name)
+def test_defaults_at_a_huge_budget_are_empirical_covariance(estimator, unit_data):
+    # Bound-free and centred by default (§18.2, §8.2): on raw data far from
+    # the origin, with no bound given, a huge budget gives what scikit-learn's
+    # EmpiricalCovariance gives (the private bound lands above every row).
+    X = 40.0 * unit_data + 300.0
+    est = clone(estimator).set_params(random_state=0, **_huge_budget(estimator))
+    est.fit(X)
+    truth = EmpiricalCovariance().fit(X)
+    largest = np.linalg.norm(X, axis=1).max()
+    np.testing.assert_allclose(est.location_, truth.location_, rtol=1e-6)
+    # At ρ = 1e14 the noise's deviation at unit scale is about 1e-10, times
+    # B² ≥ 6e5 in the data's units (B above the largest norm, or nothing would
+    # match), and the centring's cancellation (means of 300 against spreads
+    # of 40) multiplies it by about 100.
+    np.testing.assert_allclose(
+        est.covariance_, truth.covariance_, atol=4e-8 * largest**2
+    )
 
 
 @pytest.mark.parametrize("estimator", PRIVATE, ids=_name)

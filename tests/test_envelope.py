@@ -76,7 +76,9 @@ def test_breast_cancer_outliers_are_found_privately():
 
 
 def test_a_release_without_a_mean_is_refused():
-    release = GaussianCovariance(rho=1.0, random_state=0).fit(_gaussian_rows())
+    release = GaussianCovariance(rho=1.0, assume_centered=True, random_state=0).fit(
+        _gaussian_rows()
+    )
     with pytest.raises(ValueError, match="assume_centered=False"):
         PrivateEllipticEnvelope(covariance=release).fit()
     with pytest.raises(ValueError, match="not fitted"):

@@ -14,10 +14,18 @@ from skprivcov import (
     IterativeEigenCovariance,
     LaplaceCovariance,
     NuclearLaplaceCovariance,
+    PrivacyAccountant,
     PrivacyCost,
     ProjectionCovariance,
     SeparateCovariance,
     ZeroCovariance,
+)
+from skprivcov.covariance._base import bound_quantile
+from skprivcov.mechanisms import noise_level
+from skprivcov.mechanisms._quantile import (
+    norm_grid,
+    quantile_epsilon,
+    quantile_rank_error,
 )
 from skprivcov.privacy import zcdp_from_approx_dp
 
@@ -51,6 +59,11 @@ PSD = [
 ]
 
 
+# The papers' setting: a public bound 1 and the second moment (the defaults
+# are a private bound and the centred covariance, §18.2, §8.2).
+_PAPERS = {"norm_bound": 1.0, "assume_centered": True}
+
+
 def _ids(est):
     return repr(est)
 
@@ -65,7 +78,7 @@ def data():
 @pytest.mark.parametrize("estimator", ALL, ids=_ids)
 def test_norm_bound_rescales_the_release(estimator, data):
     """Fitting B·X with bound B releases B² times the unit-scale release."""
-    unit = clone(estimator).set_params(random_state=2).fit(data)
+    unit = clone(estimator).set_params(random_state=2, norm_bound=1.0).fit(data)
     scaled = clone(estimator).set_params(random_state=2, norm_bound=8.0)
     scaled.fit(8.0 * data)
     np.testing.assert_allclose(scaled.covariance_, 64.0 * unit.covariance_, rtol=1e-9)
@@ -171,8 +184,8 @@ def test_private_trace_tightens_the_projection():
     errors = {"public": [], "private": []}
     for seed in range(20):
         for name, est in (
-            ("public", GaussianCovariance(rho=0.1, random_state=seed)),
-            ("private", ProjectionCovariance(rho=0.1, random_state=seed)),
+            ("public", GaussianCovariance(rho=0.1, **_PAPERS, random_state=seed)),
+            ("private", ProjectionCovariance(rho=0.1, **_PAPERS, random_state=seed)),
         ):
             errors[name].append(np.linalg.norm(est.fit(X).covariance_ - target))
     # Measured: 0.022 without and 0.0052 with the private trace.
@@ -247,8 +260,8 @@ def test_error_norm(data):
 
 def test_zero_covariance_is_the_trivial_baseline(data):
     small = 1e-3 * data
-    zero = ZeroCovariance().fit(small)
-    gauss = GaussianCovariance(rho=0.1, random_state=0).fit(small)
+    zero = ZeroCovariance(assume_centered=True).fit(small)
+    gauss = GaussianCovariance(rho=0.1, **_PAPERS, random_state=0).fit(small)
     target = small.T @ small / len(small)
     # With a tiny trace, releasing nothing beats adding noise (DLY22).
     assert np.linalg.norm(zero.covariance_ - target) < np.linalg.norm(
@@ -288,3 +301,94 @@ def test_the_package_imports_and_fits_without_docstrings():
         [sys.executable, "-OO", "-c", code], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+# --------------------------------------------------------------------------------
+# The default bound, and a public range for it (docs/algorithms.rst §18.2)
+
+
+def test_a_public_range_narrows_the_grid_of_the_private_bound(monkeypatch):
+    """norm_bound=(low, high) chooses the bound on norm_grid(low, high): the
+    bound lies in that grid, and the grid the quantile sees is that one."""
+    from skprivcov.covariance import _clipped_data
+
+    grids = []
+    original = _clipped_data.private_norm_bound
+
+    def spy(counts, grid, *args, **kwargs):
+        grids.append(grid)
+        return original(counts, grid, *args, **kwargs)
+
+    monkeypatch.setattr(_clipped_data, "private_norm_bound", spy)
+    X = np.random.default_rng(3).normal(size=(4000, 3)) * 5.0 + 20.0
+    est = GaussianCovariance(rho=1.0, norm_bound=(8.0, 128.0), random_state=0).fit(X)
+    (grid,) = grids
+    np.testing.assert_array_equal(grid, norm_grid(8.0, 128.0))
+    assert est.norm_bound_ in grid
+    # The largest norm is about 45: a high quantile, not the range's top.
+    norms = np.linalg.norm(X, axis=1)
+    assert np.quantile(norms, 0.99) <= est.norm_bound_ <= 2 * norms.max()
+    assert est.privacy_parts_[0].step == "norm bound"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [(1.0, 1.0), (2.0, 1.0), (0.0, 1.0), (1.0, np.inf), (True, 2.0), (1.0, 2.0, 3.0)],
+    ids=["empty", "reversed", "zero", "infinite", "bool", "three"],
+)
+def test_a_bad_range_is_refused_before_the_charge(bad):
+    accountant = PrivacyAccountant(rho=1.0)
+    with pytest.raises(ValueError, match="norm_bound"):
+        GaussianCovariance(rho=0.5, norm_bound=bad, accountant=accountant).fit(
+            np.ones((50, 2))
+        )
+    assert accountant.spent.parameter == 0
+
+
+def test_the_default_bound_and_centring_are_stated_in_the_parts():
+    # Bound-free and centred by default: the bound's 1/16 is the first part,
+    # and the release carries a private mean.
+    X = np.random.default_rng(0).normal(size=(3000, 2)) * [30.0, 3.0] + 100.0
+    est = GaussianCovariance(rho=1.0, random_state=0).fit(X)
+    assert est.get_params()["norm_bound"] == "auto"
+    assert est.get_params()["assume_centered"] is False
+    assert [p.step for p in est.privacy_parts_] == ["norm bound", "noisy matrix"]
+    np.testing.assert_allclose(est.location_, X.mean(axis=0), atol=5.0)
+    truth = np.cov(X.T, bias=True)
+    zero = np.linalg.norm(truth)
+    assert np.linalg.norm(est.covariance_ - truth) < 0.2 * zero
+
+
+def test_a_fixed_bound_mechanism_aims_at_the_measured_quantile(monkeypatch):
+    """§18.2: a mechanism that clips at the bound aims at min(n − r, 0.6·n)
+    where its release is noisy (noise level × d ≥ 0.25), else at n − r;
+    AdaptiveCov and Auto always at n − r (their own search runs inside)."""
+    from skprivcov.mechanisms import _quantile
+
+    targets = []
+    original = _quantile.private_quantile
+
+    def spy(counts, target, *args):
+        targets.append(float(target))
+        return original(counts, target, *args)
+
+    monkeypatch.setattr(_quantile, "private_quantile", spy)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 64)) * np.linspace(4.0, 0.5, 64)
+    grid = norm_grid()
+    seen = set()
+    # Noisy at ρ ≤ 1 (0.6·n rules), quiet at ρ ≥ 10 (n − r rules).
+    for n, rho in ((3000, 1.0), (3000, 0.1), (3000, 10.0), (3000, 100.0)):
+        budget = PrivacyCost.zcdp(rho)
+        margin = quantile_rank_error(
+            grid.size, quantile_epsilon(PrivacyCost.zcdp(rho / 16)), 1e-6
+        )
+        noisy = noise_level(n, 64, PrivacyCost.zcdp(rho * 15 / 16)) * 64 >= 0.25
+        seen.add(noisy)
+        GaussianCovariance(rho=rho, random_state=0).fit(X[:n])
+        expected = min(n - margin, 0.6 * n) if noisy else n - margin
+        assert targets.pop() == pytest.approx(expected), (n, rho)
+        AdaptiveCovariance(rho=rho, random_state=0).fit(X[:n])
+        assert targets.pop() == pytest.approx(n - margin)
+        assert bound_quantile(n, 64, budget.scaled(15 / 16)) == (0.6 if noisy else None)
+    assert seen == {True, False}

@@ -126,7 +126,10 @@ def test_ridge_alpha_small_with_signal_large_without(seed):
     for signal in (True, False):
         X, y = _regression(seed, coef=(1.0, -1.0, 0.5, 0.0, 0.0) if signal else [0] * 5)
         folds = FoldReleases(
-            estimator=GaussianCovariance(rho=0.5), y_bound=1.0, random_state=seed
+            estimator=GaussianCovariance(rho=0.5),
+            X_norm_bound=1.0,
+            y_bound=1.0,
+            random_state=seed,
         ).fit(X, y)
         search = sk.GridSearchCV(
             ReleaseModel(PrivateRidge()), {"estimator__alpha": alphas}, cv=folds
@@ -165,7 +168,7 @@ def test_pca_n_components_finds_the_rank():
     for seed in range(12):
         X = _low_rank(seed)
         folds = FoldReleases(
-            estimator=GaussianCovariance(rho=1.0), random_state=seed
+            estimator=GaussianCovariance(rho=1.0), X_norm_bound=1.0, random_state=seed
         ).fit(X)
         search = sk.GridSearchCV(
             ReleaseModel(PrivatePCA()),
@@ -239,7 +242,10 @@ def test_ridge_scores_by_hand_from_the_heldout_release():
 def test_ridge_scores_are_the_heldout_mse_at_a_huge_budget():
     X, y = _regression(2, n=900)
     folds = FoldReleases(
-        estimator=GaussianCovariance(rho=HUGE), y_bound=3.0, random_state=2
+        estimator=GaussianCovariance(rho=HUGE),
+        X_norm_bound=1.0,
+        y_bound=3.0,
+        random_state=2,
     ).fit(X, y)
     model = ReleaseModel(PrivateRidge(alpha=1e-2))
     for train, (k,) in folds.split(folds.tokens_):
@@ -443,6 +449,8 @@ def test_fitted_attributes_are_the_reviewed_ones():
         "privacy_spent_",
         "privacy_parts_",
         "n_features_in_",
+        "X_norm_bound_",
+        "y_bound_",
     }
     model = ReleaseModel(PrivateRidge()).fit(folds.tokens_)
     assert {n for n in vars(model) if n != "estimator"} == {

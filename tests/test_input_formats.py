@@ -176,10 +176,15 @@ def test_duplicate_entries_are_clipped_by_the_summed_norm(fmt):
         norm_profile(X, 1.0).counts, norm_profile(dense, 1.0).counts
     )
     for est in (GaussianCovariance(rho=1e12), AdaptiveCovariance(rho=1e12)):
-        release = clone(est).set_params(random_state=0).fit(X).covariance_
-        expected = clone(est).set_params(random_state=0).fit(dense).covariance_
-        np.testing.assert_allclose(release, expected, rtol=1e-9, atol=1e-9)
-        assert release[0, 0] < 0.1
+        # The defaults (a private bound from the summed norms too) and the
+        # papers' setting, where the clipped row's entry is known.
+        for params in ({}, {"norm_bound": 1.0, "assume_centered": True}):
+            release = clone(est).set_params(random_state=0, **params).fit(X)
+            expected = clone(est).set_params(random_state=0, **params).fit(dense)
+            np.testing.assert_allclose(
+                release.covariance_, expected.covariance_, rtol=1e-9, atol=1e-9
+            )
+        assert release.covariance_[0, 0] < 0.1
 
 
 def test_transformers_and_ridge_clip_duplicates_by_the_summed_norm():

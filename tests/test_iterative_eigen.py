@@ -12,15 +12,11 @@ import math
 
 import numpy as np
 import pytest
+from _papers import IterativeEigenCovariance, LaplaceCovariance  # the papers' setting
 from scipy import integrate, stats
 from sklearn.base import clone
 
-from skprivcov import (
-    IterativeEigenCovariance,
-    LaplaceCovariance,
-    PrivacyAccountant,
-    PrivacyCost,
-)
+from skprivcov import PrivacyAccountant, PrivacyCost
 from skprivcov.mechanisms import (
     _bingham,
     _iterative,

@@ -38,9 +38,10 @@ def test_each_class_sum_gets_one_release_of_noise_at_the_whole_budget(monkeypatc
     Σ_{i∈c} a aᵀ/n (augmented rows, exactly) gets GaussCov at the whole ρ."""
     X, y = _blobs()
     calls = _spy(monkeypatch)
-    clf = PrivateLinearDiscriminantAnalysis(rho=0.5, noise="float", random_state=0).fit(
-        X, y
-    )
+    # At a public bound (the default's private bound takes 1/16 first).
+    clf = PrivateLinearDiscriminantAnalysis(
+        rho=0.5, norm_bound=1.0, noise="float", random_state=0
+    ).fit(X, y)
     assert len(calls) == 3
     for label, (moment, n_samples, budget) in zip(clf.classes_, calls, strict=True):
         rows = X[y == label]
@@ -138,7 +139,7 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     calls = _spy(monkeypatch)
     for seed in range(400):
         clf = PrivateLinearDiscriminantAnalysis(
-            epsilon=0.5, noise="float", random_state=seed
+            epsilon=0.5, norm_bound=1.0, noise="float", random_state=seed
         )
         clf.fit(X, y)
     assert calls == []  # no Gaussian noise

@@ -10,9 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
-from skprivcov import (
+from _papers import (  # the papers' setting
     GaussianCovariance,
     IterativeEigenCovariance,
     LaplaceCovariance,
@@ -20,6 +18,8 @@ from skprivcov import (
     ProjectionCovariance,
     SeparateCovariance,
 )
+from scipy import stats
+
 from skprivcov.mechanisms import eigh_descending
 
 N_RELEASES = 400

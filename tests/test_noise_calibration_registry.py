@@ -56,6 +56,8 @@ ADDITIVE_PARTS = {
     "radius": "svt threshold",
     "threshold search": "svt threshold",
     "nuclear radius": "nuclear radius",
+    # AutoCovariance's shrinkage (§3.9a): q = ⟨R, C⟩/(λ·ν), sensitivity 1/n.
+    "shrinkage": "shrinkage",
 }
 # norm_bound="auto" (§18.2) is the exponential mechanism: no additive noise.
 OTHER_PARTS = {
@@ -65,7 +67,12 @@ OTHER_PARTS = {
     "norm bound",
     "X norm bound",
     "y bound",
+    # A ridge model's box per feature (§18.5): 2·d private quantiles.
+    "X box",
 }
+# A ridge model's fallback (§18.5): the mean of the targets clipped to their
+# box, of sensitivity (upper − lower)/n.
+ADDITIVE_PARTS["y mean"] = "target mean"
 # PrivateFeatureScaler (§18.3): 2·d private quantiles by the exponential
 # mechanism, which draws no additive noise.
 OTHER_PARTS |= {"feature quantiles"}
@@ -105,7 +112,8 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
         )
     if site == "eigenvalues":
         return (math.sqrt(2.0) if gaussian else 2.0) / n_rows
-    if site == "trace":
+    if site in ("trace", "shrinkage"):
+        # §3.9a: the shrinkage statistic is normalised by λ·ν to sensitivity 1/n.
         return 1.0 / n_rows
     if site == "pair second moment":
         return math.sqrt(2.0) / (n_rows // 2)  # §18.4: one pair per row
@@ -248,7 +256,12 @@ def test_every_noised_step_has_the_stated_scale(name, variant, path):
     # Each draw's scale, against the specification's.
     for index, record in enumerate(records):
         gaussian = record.budget.notion == "zcdp"
-        sensitivity = _sensitivity(record.site, n_rows, record.noise.size, gaussian)
+        if record.site == "target mean":
+            # §18.5: the clipped targets' mean moves by (upper − lower)/n.
+            lower, upper = estimator.y_bound_
+            sensitivity = (upper - lower) / n_rows
+        else:
+            sensitivity = _sensitivity(record.site, n_rows, record.noise.size, gaussian)
         if record.site.startswith("svt"):
             assert record.budget.notion == "pure"
         ratio, tolerance = _measured_ratio(
@@ -275,8 +288,9 @@ def test_the_private_scores_of_a_search_have_the_stated_scale(rows, notion, path
     n = X.shape[0]
     if rows == "same rows":
         budget = {"zcdp": {"rho": 0.4}, "pure": {"epsilon": 0.8}}[notion]
+        # The second moment: the score's sensitivity below is for it.
         model = (GaussianCovariance if notion == "zcdp" else LaplaceCovariance)(
-            **budget, noise=path
+            **budget, assume_centered=True, noise=path
         )
         search = PrivateRandomSearch(
             model,

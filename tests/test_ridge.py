@@ -215,7 +215,9 @@ def test_own_release_cost_is_the_estimators(columns):
     ):
         accountant = PrivacyAccountant(rho=1.0)
         estimator.set_params(accountant=accountant)
-        model = PrivateRidge(estimator=estimator, random_state=0).fit(X, y)
+        model = PrivateRidge(
+            estimator=estimator, X_norm_bound=4.0, y_bound=4.0, random_state=0
+        ).fit(X, y)
         assert model.privacy_spent_ == cost
         assert model.release_.privacy_spent == cost
         assert accountant.spent.rho == pytest.approx(cost.rho)
@@ -287,6 +289,7 @@ def test_pipeline_with_a_clipper(columns):
         PrivateRidge(
             alpha=1e-3,
             estimator=GaussianCovariance(rho=HUGE),
+            X_norm_bound=1.0,
             y_bound=4.0,
             random_state=0,
         ),
@@ -363,7 +366,12 @@ def test_cv_scores_are_the_heldout_errors_of_the_folds(spy):
     y = X @ np.array([1.0, -1.0, 0.0]) + 0.3 * rng.normal(size=600)
     alphas = [1e-4, 1e-2, 0.3]
     model = PrivateRidgeCV(
-        alphas=alphas, cv=3, estimator=spy(rho=HUGE), y_bound=2.0, random_state=0
+        alphas=alphas,
+        cv=3,
+        estimator=spy(rho=HUGE),
+        X_norm_bound=1.0,
+        y_bound=2.0,
+        random_state=0,
     ).fit(X, y)
     folds = [rows for rows, _ in spy.calls]
     assert sorted(len(rows) for rows in folds) == [200, 200, 200]
@@ -452,6 +460,7 @@ def test_auto_alpha_is_the_public_formula(fit_intercept):
     model = PrivateRidge(
         estimator=GaussianCovariance(rho=2.0),
         X_norm_bound=3.0,
+        y_bound=4.0,
         fit_intercept=fit_intercept,
         random_state=0,
     ).fit(X, y)
@@ -532,8 +541,9 @@ def test_the_own_release_is_raw_unless_the_projection_is_the_mechanisms():
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(300, 3)), rng.normal(size=300)
-    model = PrivateRidge(random_state=0).fit(X, y)
+    bounds = {"X_norm_bound": 1.0, "y_bound": 1.0}
+    model = PrivateRidge(random_state=0, **bounds).fit(X, y)
     assert model.estimator_.projection is None
     nuclear = NuclearLaplaceCovariance(trace_bound="private", n_sweeps=5)
-    model = PrivateRidge(estimator=nuclear, random_state=0).fit(X, y)
+    model = PrivateRidge(estimator=nuclear, random_state=0, **bounds).fit(X, y)
     assert model.estimator_.projection == "psd-trace"

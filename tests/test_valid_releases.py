@@ -10,17 +10,17 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer
-from sklearn.model_selection import GridSearchCV
-
-from skprivcov import (
+from _papers import (  # the papers' setting
     GaussianCovariance,
     LaplaceCovariance,
     ProjectionCovariance,
     SeparateCovariance,
-    ZeroCovariance,
 )
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import GridSearchCV
+
+from skprivcov import ZeroCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import gaussian_covariance, laplace_covariance, noise_level
 from skprivcov.privacy import PrivacyCost

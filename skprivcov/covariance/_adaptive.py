@@ -105,9 +105,10 @@ class AdaptiveCovariance(BasePrivateCovariance):
     >>> X = 0.01 * rng.uniform(-0.5, 0.5, size=(20000, 3))  # tiny norms
     >>> est = AdaptiveCovariance(rho=1.0, random_state=0).fit(X)
     >>> print(*est.privacy_parts_, sep="\\n")  # n too small to run PrivRadius
-    trace bound: 0.0625-zCDP
-    threshold search: 0.0625-zCDP
-    final: 0.875-zCDP
+    norm bound: 0.0625-zCDP
+    trace bound: 0.0585938-zCDP
+    threshold search: 0.0585938-zCDP
+    final: 0.820312-zCDP
     >>> # Norms far inside the bound: ask for the private radius explicitly.
     >>> est = AdaptiveCovariance(rho=1.0, radius="private", random_state=0).fit(X)
     >>> est.threshold_ < 0.05
@@ -115,10 +116,11 @@ class AdaptiveCovariance(BasePrivateCovariance):
     >>> print(est.privacy_spent_)
     1-zCDP
     >>> print(*est.privacy_parts_, sep="\\n")
-    radius: 0.125-zCDP
-    trace bound: 0.125-zCDP
-    threshold search: 0.25-zCDP
-    final: 0.5-zCDP
+    norm bound: 0.0625-zCDP
+    radius: 0.117188-zCDP
+    trace bound: 0.117188-zCDP
+    threshold search: 0.234375-zCDP
+    final: 0.46875-zCDP
     """
 
     _parameter_constraints: dict = {
@@ -130,6 +132,8 @@ class AdaptiveCovariance(BasePrivateCovariance):
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
+    # A loose bound (n − r) inside which its own threshold search runs (§18.2).
+    _clips_at_bound = False
 
     def __init__(
         self,
@@ -141,8 +145,8 @@ class AdaptiveCovariance(BasePrivateCovariance):
         beta=0.1,
         separate_factor=0.25,
         eigenvalue_share="auto",
-        norm_bound=1.0,
-        assume_centered=True,
+        norm_bound="auto",
+        assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
         noise="hardened",

@@ -11,6 +11,7 @@ from skprivcov._centering import (
     CONSTANT_WEIGHT,
     FEATURE_SQUARE,
     FEATURE_WEIGHT,
+    augment,
 )
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance, Release
@@ -21,12 +22,13 @@ from skprivcov.mechanisms import (
     gram_error_bound,
     laplace_scale,
     noise_level,
+    private_shrinkage,
     private_trace_upper_bound,
     second_moment_nuclear_sensitivity,
     split_budget,
     trace_sensitivity,
 )
-from skprivcov.privacy import MCMC_NOISE, BudgetPart
+from skprivcov.privacy import MCMC_NOISE, BudgetPart, compose_parts
 
 __all__ = ["AutoCovariance", "choice_noise_level", "choose_mechanism"]
 
@@ -148,7 +150,12 @@ class AutoCovariance(BasePrivateCovariance):
     the choice with the rest of the budget (docs/algorithms.rst §3.9). The rule
     was set from measurements over DLY22's settings and scikit-learn's bundled
     datasets at ρ ∈ {0.01, 0.1, 1} and pure ε ∈ {0.5, 1, 4}
-    (``benchmarks/bench_auto.py``; docs/choosing.rst).
+    (``benchmarks/bench_auto.py``; docs/choosing.rst). With ``allow_zero``
+    (the default) the mechanism's release R is then shrunk towards zero by a
+    private factor c ∈ [0, 1] (1/16 of the budget): c·R, the multiple of R
+    nearest the data's covariance up to the noise of c, is expected never to
+    be much worse than releasing nothing, in Frobenius error
+    (docs/algorithms.rst §3.9a).
 
     Parameters
     ----------
@@ -182,6 +189,14 @@ class AutoCovariance(BasePrivateCovariance):
         mean, and made this choice run a mechanism on data whose spread is
         small next to their mean).
 
+    shrinkage_ : float or None
+        The private shrink factor c ∈ [0, 1] the mechanism's release was
+        multiplied by (a function of the release and of a noisy inner
+        product with the data's statistic, docs/algorithms.rst §3.9a). None
+        when no mechanism ran (``mechanism_ == "zero"``) or without the
+        zero candidate (``allow_zero=False``, which keeps the release's
+        directions unshrunk).
+
     trace_estimate_ : float or None
         The private estimate, in the units of X², that the choice was made
         from: of the trace of the second moment, or with
@@ -201,8 +216,13 @@ class AutoCovariance(BasePrivateCovariance):
     ρ-zCDP (default ρ = 0.1) or, with ``epsilon`` and ``delta`` 0 or None, pure
     ε-DP. {neighbours} The trace estimate is the Gaussian (Laplace) mechanism
     on the exact trace (sensitivity 1/n at unit scale) at 1/16 of the budget;
-    the chosen mechanism gets 15/16 and publishes its own parts; "zero" leaves
-    15/16 unspent (still charged). A pure budget carries the nuclear
+    the chosen mechanism gets 7/8 and publishes its own parts, and the
+    shrinkage step 1/16 (the Gaussian or Laplace mechanism on ⟨R, C⟩, whose
+    sensitivity given R is ‖R‖_op/n for a PSD R, or 4‖R‖_op/n for the
+    covariance C of a centring fit; λ₊ + λ₋ for ‖R‖_op if R is indefinite;
+    the site "shrinkage" of a noise record); "zero" leaves 15/16 unspent (still
+    charged). With ``allow_zero=False`` there is no shrinkage step and the
+    mechanism gets 15/16. A pure budget carries the nuclear
     mechanism's caveat, since the choice is private. The choice is
     post-processing of the estimate, so the total is the budget.
 
@@ -215,10 +235,12 @@ class AutoCovariance(BasePrivateCovariance):
     >>> est.mechanism_
     'adaptive'
     >>> print(*est.privacy_parts_, sep="\\n")
-    trace estimate: 0.0625-zCDP
-    trace bound: 0.0585938-zCDP
-    threshold search: 0.0585938-zCDP
-    final: 0.820312-zCDP
+    norm bound: 0.0625-zCDP
+    trace estimate: 0.0585938-zCDP
+    trace bound: 0.0512695-zCDP
+    threshold search: 0.0512695-zCDP
+    final: 0.717773-zCDP
+    shrinkage: 0.0585938-zCDP
     """
 
     _parameter_constraints: dict = {
@@ -228,6 +250,8 @@ class AutoCovariance(BasePrivateCovariance):
     }
     _notions = ("zcdp", "pure")
     _psd_release = True
+    # A loose bound (n − r) inside which its own threshold search runs (§18.2).
+    _clips_at_bound = False
 
     def __init__(
         self,
@@ -237,8 +261,8 @@ class AutoCovariance(BasePrivateCovariance):
         delta=None,
         beta=0.1,
         allow_zero=True,
-        norm_bound=1.0,
-        assume_centered=True,
+        norm_bound="auto",
+        assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
         noise="hardened",
@@ -272,9 +296,17 @@ class AutoCovariance(BasePrivateCovariance):
             # budget always goes to AdaptiveCov, so no trace estimate is made
             # and the whole budget is its.
             release = self._chosen("adaptive")._release(data, budget, rng)
-            extras = {"mechanism_": "adaptive", "trace_estimate_": None}
+            extras = {
+                "mechanism_": "adaptive",
+                "trace_estimate_": None,
+                "shrinkage_": None,
+            }
             return Release(release.matrix, release.parts, release.scale, extras)
-        trace_part, rest = split_budget("auto", budget)
+        # The shrinkage step (§3.9a) when releasing nothing is a candidate: a
+        # public option, so the split is public.
+        trace_part, rest, *shrink = split_budget(
+            "auto", budget, shrinkage=self.allow_zero
+        )
         target = data.target(bound)
         target_trace, factor, error = target.trace, 1, 0.0
         if data.augmented:
@@ -300,19 +332,64 @@ class AutoCovariance(BasePrivateCovariance):
             deviation,
             allow_zero=self.allow_zero,
         )
-        extras = {"mechanism_": choice, "trace_estimate_": estimate * bound**2}
+        extras = {
+            "mechanism_": choice,
+            "trace_estimate_": estimate * bound**2,
+            "shrinkage_": None,
+        }
         if choice == "zero":
             # Built from the public shape alone: a product of the target with
             # 0.0 would keep the signs of its entries (-0.0) and publish them.
             zero = np.zeros((data.n_columns, data.n_columns))
             if data.augmented:  # the constant's entry is public
                 zero[-1, -1] = float(CONSTANT_SQUARE)
-            parts = (trace_part, BudgetPart("unspent (zero released)", rest.cost))
+            unspent = compose_parts((rest, *shrink))
+            parts = (trace_part, BudgetPart("unspent (zero released)", unspent))
             return Release(zero, parts, bound, extras)
         chosen = self._chosen(choice)
         release = chosen._release(data, rest.cost, rng)
-        parts = (trace_part, *release.parts)
-        return Release(release.matrix, parts, release.scale, extras)
+        parts = (trace_part, *release.parts, *shrink)
+        if not shrink:
+            return Release(release.matrix, parts, release.scale, extras)
+        matrix, extras["shrinkage_"] = self._shrunk(release, data, shrink[0].cost, rng)
+        return Release(matrix, parts, release.scale, extras)
+
+    def _shrunk(self, release, data, budget, rng):
+        """(the release shrunk by the private factor c of §3.9a, c): c·R for
+        R the post-processed release, as a matrix the fit's post-processing
+        maps to c·R (and the released mean, when centring)."""
+        covariance, location = self._post_process(release.matrix)
+        # The rows the chosen mechanism clipped (AdaptiveCov may clip at its
+        # private threshold), at unit scale as the release is.
+        target = data.target(release.scale)
+        n = data.n_samples
+        error = gram_error_bound(n, data.n_columns)
+        if not data.augmented:
+            factor = private_shrinkage(
+                covariance, target.matrix, n, budget, rng, second_moment_error=error
+            )
+            return factor * covariance, factor
+        d = data.n_columns - 1
+        matrix = target.matrix
+        # S̃ and μ̃ read from the augmented M̃ as ``center`` reads them, within
+        # ‖M̃ − M‖_F/c_x² and ‖M̃ − M‖_F/(c_x c_0) of S and μ (+ 2^−50 for
+        # the divisions' rounding), as in _centred_trace.
+        second = matrix[:d, :d] / FEATURE_WEIGHT**2
+        mean = matrix[:d, d] / (FEATURE_WEIGHT * CONSTANT_WEIGHT)
+        factor = private_shrinkage(
+            covariance,
+            second,
+            n,
+            budget,
+            rng,
+            mean=mean,
+            second_moment_error=error / FEATURE_WEIGHT**2 + 2.0**-50,
+            mean_error=error / (FEATURE_WEIGHT * CONSTANT_WEIGHT) + 2.0**-50,
+        )
+        # The augmented matrix whose centring is c·R with the released mean
+        # (post-processing of c and the release).
+        shrunk = factor * covariance + np.outer(location, location)
+        return augment(shrunk, location), factor
 
     def _chosen(self, choice):
         common = {

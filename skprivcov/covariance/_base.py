@@ -33,6 +33,8 @@ from skprivcov._stats import recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
+    FIXED_BOUND_QUANTILE,
+    NOISY_AT,
     noise_level,
     project_psd,
     project_psd_trace_ball,
@@ -50,10 +52,14 @@ __all__ = [
     "BasePrivateCovariance",
     "Release",
     "ReleasedCovarianceMixin",
+    "auto_norm_bound",
+    "bound_quantile",
+    "bound_range",
     "charge",
     "describe",
     "eigenvalue_floor",
     "floored_inverse",
+    "is_private_bound",
     "public_parameters",
 ]
 
@@ -95,6 +101,33 @@ def auto_norm_bound(data, budget, rng, **options):
     bound_part, rest = split_budget("norm bound auto", budget)
     bound = data.private_norm_bound(bound_part.cost, rng, **options)
     return (bound_part,), rest.cost, bound
+
+
+def bound_quantile(n_samples, n_features, budget, clips_at_bound=True):
+    """The quantile ``norm_bound="auto"`` aims at (docs/algorithms.rst §18.2),
+    from public values only: ``FIXED_BOUND_QUANTILE`` for a mechanism that
+    clips at the bound when the release's noise level (``noise_level`` at
+    ``budget``) times d is at least ``NOISY_AT``; otherwise None (the high
+    rank n − r), and always None for a mechanism that searches its own
+    threshold inside the bound (``clips_at_bound=False``)."""
+    if not clips_at_bound:
+        return None
+    noisy = noise_level(n_samples, n_features, budget) * n_features >= NOISY_AT
+    return FIXED_BOUND_QUANTILE if noisy else None
+
+
+def is_private_bound(norm_bound):
+    """Whether a ``norm_bound`` parameter asks for a private bound: "auto",
+    or a public range (low, high) to choose it in (§18.2)."""
+    return isinstance(norm_bound, tuple) or norm_bound == "auto"
+
+
+def bound_range(norm_bound):
+    """The public range a private bound is chosen in: the pair given, or None
+    (the default grid) for "auto"."""
+    return (
+        tuple(float(v) for v in norm_bound) if isinstance(norm_bound, tuple) else None
+    )
 
 
 def eigenvalue_floor(n_samples, n_features, budget):
@@ -306,6 +339,10 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
     _caveats = ()
     # Whether the mechanism's release is PSD, so the centred one is kept PSD.
     _psd_release = False
+    # Whether the mechanism clips at norm_bound="auto"'s bound (§18.2), or
+    # searches its own threshold inside it (AdaptiveCov: False), which decides
+    # the quantile the bound aims at (:func:`bound_quantile`).
+    _clips_at_bound = True
 
     def __init__(
         self,
@@ -313,8 +350,8 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         rho=None,
         epsilon=None,
         delta=None,
-        norm_bound=1.0,
-        assume_centered=True,
+        norm_bound="auto",
+        assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
         noise="hardened",
@@ -477,8 +514,18 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         part ``"norm bound"`` on a private high quantile of the row norms
         (docs/algorithms.rst §18.2), and the release the rest, on the same
         rows (sequential composition)."""
-        if self.norm_bound != "auto":
+        if not is_private_bound(self.norm_bound):
             self.norm_bound_ = float(self.norm_bound)
             return (), budget
-        parts, rest, self.norm_bound_ = auto_norm_bound(data, budget, rng)
+        _, rest = split_budget("norm bound auto", budget)
+        quantile = bound_quantile(
+            data.n_samples, self.n_features_in_, rest.cost, self._clips_at_bound
+        )
+        parts, rest, self.norm_bound_ = auto_norm_bound(
+            data,
+            budget,
+            rng,
+            bound_range=bound_range(self.norm_bound),
+            quantile=quantile,
+        )
         return parts, rest

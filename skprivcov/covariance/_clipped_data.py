@@ -73,11 +73,12 @@ class ClippedData:
         trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
         return Target(augment(stats.second_moment, stats.mean), trace)
 
-    def private_norm_bound(self, budget, rng, **options):
+    def private_norm_bound(self, budget, rng, *, bound_range=None, **options):
         """A private upper bound on the row norms as given (before any
         clipping), at ``budget``: ``skprivcov.mechanisms.private_norm_bound``
-        (and its ``options``) on the counts of one pass (§18.2)."""
-        grid = norm_grid()
+        (and its ``options``) on the counts of one pass (§18.2), on the grid
+        of the public ``bound_range`` (low, high), by default 2^-32..2^32."""
+        grid = norm_grid() if bound_range is None else norm_grid(*bound_range)
         counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
         return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
 

@@ -191,10 +191,11 @@ class CoinPressCovariance(BasePrivateCovariance):
     n_mean_steps : int in [1, 10], default=3
         T of the mean estimator, split the same way.
 
-    assume_centered : bool, default=True
-        If True, the rows are taken to be centred at ``center``: only the
-        covariance steps run, on the rows, and ``location_`` is ``center``.
-        If False (what the paper estimates), the mean too.
+    assume_centered : bool, default=False
+        If False (the default, what the paper estimates, as scikit-learn's
+        ``EmpiricalCovariance``), the mean too. If True, the rows are taken to
+        be centred at ``center``: only the covariance steps run, on the rows,
+        and ``location_`` is ``center``.
 
     nonfinite : {{"raise", "zero"}}, default="raise"
         As for every estimator: a row with a non-finite entry refuses the
@@ -301,7 +302,7 @@ class CoinPressCovariance(BasePrivateCovariance):
         center=None,
         n_covariance_steps=4,
         n_mean_steps=3,
-        assume_centered=True,
+        assume_centered=False,
         nonfinite="raise",
         noise="hardened",
         random_state=None,

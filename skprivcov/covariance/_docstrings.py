@@ -14,23 +14,30 @@ _SHARED = {
 
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget; only with ``epsilon``.""",
-    "common_parameters": """norm_bound : float in [1e-30, 1e30] or "auto", default=1.0
-        Public bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
+    "common_parameters": """norm_bound : "auto", float in [1e-30, 1e30] or \
+tuple (low, high), default="auto"
+        The bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
         it, x ↦ min(1, B/‖x‖)·x; the number of clipped rows is not reported
-        (it is private). The range keeps every computation of the fit inside
-        float64, so that nothing fails after the budget is charged. "auto":
-        B is a private high quantile of the row norms, chosen on the public
-        grid 0, 2^−32·2^{k/4}, …, 2^32 by the exponential mechanism at 1/16
-        of the budget (the part ``"norm bound"`` of ``privacy_parts_``), and
-        the release spends the rest (docs/algorithms.rst §18.2); it is
-        published as ``norm_bound_``.
+        (it is private). "auto" (the default): B is a private high quantile
+        of the row norms, chosen on the public grid 0, 2^−32·2^{k/4}, …, 2^32
+        by the exponential mechanism at 1/16 of the budget (the part
+        ``"norm bound"`` of ``privacy_parts_``), and the release spends the
+        rest (docs/algorithms.rst §18.2); it is published as ``norm_bound_``.
+        A pair (low, high) chooses it the same way on the grid from low to
+        high (a public range narrows the grid: the same share buys a more
+        accurate bound). A number is a public bound: nothing is spent on it;
+        give one when you know it without looking at the data (a sensor's
+        range, a questionnaire's scale: docs/choosing_bounds.rst). The range
+        keeps every computation of the fit inside float64, so that nothing
+        fails after the budget is charged.
 
-    assume_centered : bool, default=True
-        If True, estimate the second moment XᵀX/n (the papers' target) and set
-        ``location_`` to zero. If False, release the second moment of the rows
-        augmented with a constant (docs/algorithms.rst §8.2) and derive from that one
-        release both a private ``location_`` and the centred covariance; the
-        raw mean is never used.
+    assume_centered : bool, default=False
+        If False (the default, as scikit-learn's ``EmpiricalCovariance``),
+        release the second moment of the rows augmented with a constant
+        (docs/algorithms.rst §8.2) and derive from that one release both a
+        private ``location_`` and the centred covariance; the raw mean is
+        never used. If True, estimate the second moment XᵀX/n (the papers'
+        target) and set ``location_`` to zero.
 
     nonfinite : {"raise", "zero"}, default="raise"
         What a row with a NaN or infinite entry, or an entry that is not a

@@ -67,8 +67,9 @@ class SeparateCovariance(BasePrivateCovariance):
     >>> print(est.privacy_spent_)
     1-zCDP
     >>> print(*est.privacy_parts_, sep="\\n")
-    eigenvalues: 0.5-zCDP
-    noisy matrix: 0.5-zCDP
+    norm bound: 0.0625-zCDP
+    eigenvalues: 0.46875-zCDP
+    noisy matrix: 0.46875-zCDP
     """
 
     _parameter_constraints: dict = {
@@ -85,8 +86,8 @@ class SeparateCovariance(BasePrivateCovariance):
         epsilon=None,
         delta=None,
         eigenvalue_share=0.5,
-        norm_bound=1.0,
-        assume_centered=True,
+        norm_bound="auto",
+        assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
         noise="hardened",

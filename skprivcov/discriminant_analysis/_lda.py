@@ -34,9 +34,11 @@ from skprivcov._stats import (
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import (
     auto_norm_bound,
+    bound_range,
     charge,
     eigenvalue_floor,
     floored_inverse,
+    is_private_bound,
 )
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
@@ -139,11 +141,14 @@ class PrivateLinearDiscriminantAnalysis(
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget.
 
-    norm_bound : float in [1e-30, 1e30] or "auto", default=1.0
-        Public bound on the ℓ2 norm of a row of X; longer rows are clipped.
-        "auto": a private upper bound on the row norms at 1/16 of the budget
-        (the part ``"norm bound"``; docs/algorithms.rst §18.2), published as
-        ``norm_bound_``.
+    norm_bound : "auto", float in [1e-30, 1e30] or tuple (low, high), \
+default="auto"
+        Bound on the ℓ2 norm of a row of X; longer rows are clipped. "auto"
+        (the default): a private upper bound on the row norms at 1/16 of the
+        budget (the part ``"norm bound"``; docs/algorithms.rst §18.2),
+        published as ``norm_bound_``; a pair (low, high) chooses it on the
+        grid of that public range. A number is a public bound (nothing spent
+        on it).
 
     n_components : int >= 1, default=None
         Dimensions kept by ``transform`` (at most min(n_classes − 1,
@@ -247,7 +252,7 @@ class PrivateLinearDiscriminantAnalysis(
         rho=None,
         epsilon=None,
         delta=None,
-        norm_bound=1.0,
+        norm_bound="auto",
         n_components=None,
         nonfinite="raise",
         noise="hardened",
@@ -350,7 +355,7 @@ class PrivateLinearDiscriminantAnalysis(
         rng = release_generator(self.random_state, noise=self.noise)
         n_samples = X.shape[0]
         parts = ()
-        if self.norm_bound == "auto":
+        if is_private_bound(self.norm_bound):
             # §18.2: a private row-norm bound at 1/16, the class sums at the
             # rest (sequential composition on the same rows). Where the part
             # cannot buy an accurate bound (n ≤ 2r) the largest candidate: the
@@ -358,7 +363,13 @@ class PrivateLinearDiscriminantAnalysis(
             # the priors, where the smallest would shrink every row onto a
             # tiny sphere and saturate the scores.
             rows = ClippedData(X, augmented=True, nonfinite=self.nonfinite)
-            parts, budget, bound = auto_norm_bound(rows, budget, rng, fallback="high")
+            parts, budget, bound = auto_norm_bound(
+                rows,
+                budget,
+                rng,
+                fallback="high",
+                bound_range=bound_range(self.norm_bound),
+            )
         else:
             bound = float(self.norm_bound)
         # Every class's statistics first, then their noise: hardened noise

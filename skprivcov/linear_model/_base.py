@@ -2,8 +2,10 @@
 
 from numbers import Real
 
+import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
@@ -20,6 +22,7 @@ from skprivcov.covariance._base import charge, describe
 from skprivcov.linear_model._rows import (
     ROW_NORM_BOUND,
     bounded_rows,
+    is_box,
     release_in_data_units,
     target_map,
 )
@@ -38,8 +41,13 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "fit_intercept": ["boolean"],
         "estimator": [BasePrivateCovariance, None],
-        "X_norm_bound": NORM_BOUND,
-        "y_bound": [Interval(Real, *NORM_BOUND_RANGE, closed="both"), tuple],
+        # "auto": private bounds inside the budget (docs/algorithms.rst §18.5).
+        "X_norm_bound": [*NORM_BOUND, StrOptions({"auto"})],
+        "y_bound": [
+            Interval(Real, *NORM_BOUND_RANGE, closed="both"),
+            tuple,
+            StrOptions({"auto"}),
+        ],
         "random_state": RELEASE_SEED,
     }
 
@@ -134,7 +142,10 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         )
 
     def predict(self, X):
-        """Predict with the linear model: ``X @ coef_ + intercept_``.
+        """Predict with the linear model: ``X @ coef_ + intercept_``, each
+        feature first clipped into the private box ``X_norm_bound_`` when
+        the model chose one (``X_norm_bound="auto"``, docs/algorithms.rst
+        §18.5), as its training rows were.
 
         Prediction reads X but not the training data: it is post-processing of
         the release with respect to the training rows.
@@ -149,4 +160,16 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
+        bound = getattr(self, "X_norm_bound_", None)
+        if bound is not None and is_box(bound):
+            # The model was fit on features clipped into the private box
+            # (docs/algorithms.rst §18.5): its rows are clipped the same way.
+            lower, upper = bound
+            if sparse.issparse(X) and np.all((lower <= 0) & (upper >= 0)):
+                # Zeros lie in every box: only the stored entries move.
+                X = X.tocsr(copy=True).astype(np.float64)
+                X.data = np.clip(X.data, lower[X.indices], upper[X.indices])
+            else:
+                X = X.toarray() if sparse.issparse(X) else X
+                X = np.clip(np.asarray(X, dtype=np.float64), lower, upper)
         return safe_sparse_dot(X, self.coef_) + self.intercept_

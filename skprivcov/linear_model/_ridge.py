@@ -1,5 +1,6 @@
 """PrivateRidge: ridge regression from a released second moment."""
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -7,8 +8,8 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from skprivcov._constraints import RELEASE_NORM_BOUND
 from skprivcov._dask import compute_array, is_dask_array
+from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.covariance._base import ReleasedCovarianceMixin
@@ -19,8 +20,13 @@ from skprivcov.linear_model._private_bounds import (
     bounds_generator,
     budget_parameters,
     choose_bounds,
+    feature_box_affordable,
+    finite_rows,
+    mean_budget,
+    private_target_mean,
     release_budget,
 )
+from skprivcov.linear_model._rows import penalty_scales
 from skprivcov.linear_model._solve import fit_ridge_path
 from skprivcov.privacy import PrivacyCost, check_within, compose_parts
 
@@ -116,20 +122,25 @@ array-like of shape (n_columns, n_columns) or None, default=None
         the lowest or tied for it among the Gaussian, separate, adaptive and
         projection mechanisms, and it is the cheapest to compute.
 
-    X_norm_bound : float > 0 or "auto", default=1.0
+    X_norm_bound : float > 0 or "auto", default="auto"
         Without ``covariance``: public bound B on the ℓ2 norm of each row of X;
-        longer rows are clipped to it. "auto": a private upper bound on the
-        row norms at 1/32 of the release's budget (the part
-        ``"X norm bound"``; docs/algorithms.rst §18.2), published as
-        ``X_norm_bound_``.
+        longer rows are clipped to it. "auto" (docs/algorithms.rst §18.5): a
+        private box per feature, the 2% and 98% quantiles of every column at
+        1/8 of the budget (the part ``"X box"``); each feature is mapped onto
+        [−1, 1] by its box (symmetric boxes without an intercept; sparse X
+        whose boxes need a shift is bounded as dense rows), the model is
+        ridge in those units, and ``predict`` clips
+        each feature into its box. Published as ``X_norm_bound_``. When the
+        budget cannot buy the boxes (a public rule of n, d and the budget),
+        a model with an intercept predicts a private mean of y instead (see
+        Notes).
 
-    y_bound : float > 0, (lower, upper) or "auto", default=1.0
+    y_bound : float > 0, (lower, upper) or "auto", default="auto"
         Without ``covariance``: public bounds of the target; a number B means
         [−B, B]. Targets outside are clipped. "auto": the private box of the
-        target's 1% and 99% quantiles at 1/32 of the release's budget (the
-        part ``"y bound"``; §18.3), published as ``y_bound_``. Features on
-        very different scales are better served by a
-        :class:`~skprivcov.preprocessing.PrivateFeatureScaler` in front
+        target's 1% and 99% quantiles at 1/8 of the budget (the part
+        ``"y bound"``; §18.5), published as ``y_bound_``. Public bounds, when
+        known, cost nothing and leave their shares to the release
         (docs/choosing_bounds.rst).
 
     random_state : int in [0, 2**63) or None, default=None
@@ -145,14 +156,18 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     alpha_ : float
         The regularisation strength used: ``alpha``, or the one "auto" chose
-        (from public values and the release's published scale only).
+        (from public values and the release's published scale only). With a
+        box per feature, feature j is penalised by 2·alpha_·(s_j/max s)², s_j
+        its box's half-width (ridge in the boxes' units); inf when the model
+        predicts its private mean.
 
     intercept_ : float
         The intercept (0.0 without ``fit_intercept``).
 
     release_ : CovarianceRelease
         The release the model was fit from, with its cost, source and
-        fingerprint (in the units of [X, y] when made by ``fit``).
+        fingerprint (in the units of [X, y] when made by ``fit``). Absent
+        when the model predicts its private mean.
 
     estimator_ : skprivcov covariance estimator
         Only when ``fit`` made the release: the fitted estimator (its
@@ -163,8 +178,18 @@ array-like of shape (n_columns, n_columns) or None, default=None
         Zero when fit from ``covariance``; else the cost of the release made.
 
     privacy_parts_ : tuple of BudgetPart
-        Empty when fit from ``covariance``; else the release's split
-        (``estimator_.privacy_parts_``).
+        Empty when fit from ``covariance``; else the parts of the private
+        bounds ("auto": ``"X box"``, ``"y bound"``), then the release's split
+        (``estimator_.privacy_parts_``); or, for the private mean,
+        ``"y bound"`` and ``"y mean"``. They compose to ``privacy_spent_``.
+
+    X_norm_bound_ : float, (lower, upper) arrays or None
+        Without ``covariance``: the bound the rows of X were clipped at,
+        ``X_norm_bound`` or the private boxes of "auto"; None when the model
+        predicts its private mean (X is not bounded).
+
+    y_bound_ : float or (lower, upper)
+        Without ``covariance``: ``y_bound``, or the private box of "auto".
 
     n_features_in_ : int
         Number of features.
@@ -183,7 +208,16 @@ array-like of shape (n_columns, n_columns) or None, default=None
     y; X, if given, only for its number of columns and their names). Fitting
     without one is exactly as private as ``estimator`` on the rows
     z = (x/max(‖x‖, B_x), (clip(y) − c)/h) with ‖z‖ ≤ √2 (neighbouring datasets
-    differ in one row (x, y); n is public).
+    differ in one row (x, y); n is public), after the private bounds of
+    "auto" at their parts (sequential composition: the parts sum to the
+    estimator's budget, charged once; docs/algorithms.rst §18.5).
+
+    Without bounds (the defaults) the fit takes a private mean of y instead
+    when n·ε_j < 4·ln(K/4), ε_j the exponential mechanism's ε of each of
+    the 2d quantiles of the boxes at 1/8 of the budget and K = 515 the grid's
+    candidates (a public rule: the choice reveals nothing): the target's box
+    at 3/4 of the budget, the noisy mean of the clipped targets at 1/4;
+    ``coef_`` is then 0 and ``intercept_`` that mean.
 
     The released block of the features and the target may be indefinite
     (noise). It is projected onto the PSD cone (negative eigenvalues set to
@@ -215,12 +249,6 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     _parameter_constraints: dict = {
         **BasePrivateRidge._parameter_constraints,
-        # A private bound inside the budget (docs/algorithms.rst §18.2–18.3).
-        "X_norm_bound": RELEASE_NORM_BOUND,
-        "y_bound": [
-            *BasePrivateRidge._parameter_constraints["y_bound"],
-            StrOptions({"auto"}),
-        ],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "covariance": [ReleasedCovarianceMixin, CovarianceRelease, "array-like", None],
         "target": [Interval(Integral, None, None, closed="neither"), str, None],
@@ -236,8 +264,8 @@ array-like of shape (n_columns, n_columns) or None, default=None
         features=None,
         fit_intercept=True,
         estimator=None,
-        X_norm_bound=1.0,
-        y_bound=1.0,
+        X_norm_bound="auto",
+        y_bound="auto",
         random_state=None,
     ):
         self.alpha = alpha
@@ -286,17 +314,20 @@ default=None
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
         cost, estimator = self._charge(self._release_estimator())
-        for stale in ("X_norm_bound_", "y_bound_"):
+        for stale in ("X_norm_bound_", "y_bound_", "estimator_", "release_"):
             self.__dict__.pop(stale, None)  # from an earlier fit
+        # Dask blocks are read here, after the charge (§13.1).
+        rows = compute_array(X) if is_dask_array(X) else X
+        if self._predicts_the_mean(X.shape, cost):
+            return self._fit_mean(as_numeric(rows), as_numeric(y, "y"), cost, estimator)
         bound_parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
         # The same seed (None: fresh entropy) as the user gave PrivateRidge.
         seed = self.random_state
         if bound_parts:
             # Private bounds first, at their parts; the release at the rest,
-            # on the same rows (§18.2–18.3), from a stream of its own.
+            # on the same rows (§18.5), from a stream of its own.
             rng, seed = bounds_generator(self.random_state, estimator.noise)
             estimator.set_params(**budget_parameters(rest))
-            rows = compute_array(X) if is_dask_array(X) else X
             self.X_norm_bound_, self.y_bound_ = choose_bounds(
                 as_numeric(rows),
                 as_numeric(y, "y"),
@@ -305,26 +336,66 @@ default=None
                 self.y_bound,
                 nonfinite=estimator.nonfinite,
                 rng=rng,
+                centred=self.fit_intercept,
             )
         estimator.set_params(random_state=seed)
-        estimator.fit(self._bounded_rows(X, y))
+        estimator.fit(self._bounded_rows(rows, y))
         release = self._release_of(estimator, X.shape[0], target_name)
         self.estimator_ = estimator
         # The release states the noise level of its feature block in the units
         # of X (the bounded rows carry x/B_x: B_x² times the estimator's, §16),
-        # so a model refit from ``release_`` chooses the same alpha="auto".
-        # The release's columns are [X..., y]: the target is the last one.
+        # so a model refit from ``release_`` chooses the same alpha="auto"
+        # (with a box per feature, §18.5, the model's own penalty is in the
+        # box's units: see ``alpha_``). The target is the last column.
         self._set_model(
             release,
             list(range(X.shape[1])),
             X.shape[1],
             X.shape[1],
             release.noise_level,
+            penalty_scales(self._fitted_bounds()[0]),
         )
         parts = (*bound_parts, *estimator.privacy_parts_)
         check_within(compose_parts(parts), cost)
         self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
         self.privacy_spent_ = cost if bound_parts else estimator.privacy_spent_
+        self.privacy_parts_ = parts
+        return self
+
+    def _predicts_the_mean(self, shape, cost):
+        """Whether the fit takes the fallback of §18.5: a private box per
+        feature asked for (``X_norm_bound="auto"``) that the budget cannot
+        buy (a public rule of n, d and the budget), with an intercept to
+        predict."""
+        n_samples, n_features = shape
+        return (
+            self.fit_intercept
+            and isinstance(self.X_norm_bound, str)
+            and not feature_box_affordable(n_samples, n_features, cost)
+        )
+
+    def _fit_mean(self, X, y, cost, estimator):
+        """The fallback of §18.5: the whole budget on a private mean of the
+        target (its box, then its noisy mean), predicted for every row: the
+        ridge model of infinite penalty (coef_ = 0). Of X only which rows are
+        finite is read (the estimator's ``nonfinite`` rule, after the charge)."""
+        parts = mean_budget(cost, self.y_bound)
+        check_within(compose_parts(parts), cost)
+        rng = release_generator(self.random_state, noise=estimator.noise)
+        y_bound, mean = private_target_mean(
+            y,
+            parts,
+            self.y_bound,
+            rng=rng,
+            finite=finite_rows(X, y),
+            nonfinite=estimator.nonfinite,
+        )
+        self.alpha_ = math.inf
+        self.coef_ = np.zeros(self.n_features_in_)
+        self.intercept_ = mean
+        self.X_norm_bound_ = None
+        self.y_bound_ = y_bound
+        self.privacy_spent_ = cost
         self.privacy_parts_ = parts
         return self
 
@@ -335,7 +406,7 @@ default=None
                 "make a release), not both."
             )
         release = as_release(self.covariance)
-        for stale in ("estimator_", "feature_names_in_"):
+        for stale in ("estimator_", "feature_names_in_", "X_norm_bound_", "y_bound_"):
             self.__dict__.pop(stale, None)  # from an earlier fit
         target = _column_index(
             release, -1 if self.target is None else self.target, "target"
@@ -389,7 +460,9 @@ default=None
         """The noise level of the given release, if it is known."""
         return as_release(self.covariance).noise_level
 
-    def _set_model(self, release, features, n_features, target, noise):
+    def _set_model(
+        self, release, features, n_features, target, noise, penalty_scales=None
+    ):
         if self.alpha == "auto":
             if noise is None:
                 raise ValueError(
@@ -402,7 +475,12 @@ default=None
         else:
             alpha = float(self.alpha)
         coefficients, intercepts = fit_ridge_path(
-            release, features, target, [alpha], fit_intercept=self.fit_intercept
+            release,
+            features,
+            target,
+            [alpha],
+            fit_intercept=self.fit_intercept,
+            penalty_scales=penalty_scales,
         )
         self.alpha_ = alpha
         self.coef_ = coefficients[:, 0]

@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._penalty import alpha_from_noise
+from skprivcov.linear_model._rows import penalty_scales
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
 
 __all__ = ["PrivateRidgeCV"]
@@ -69,11 +70,19 @@ class PrivateRidgeCV(BasePrivateRidge):
         its default budget (ρ = 0.1). Its accountant, if any, is charged once,
         before any value of X or y is read.
 
-    X_norm_bound : float > 0, default=1.0
+    X_norm_bound : float > 0 or "auto", default="auto"
         Public bound on the ℓ2 norm of each row of X; longer rows are clipped.
+        "auto": a private box per feature, chosen once on all the rows before
+        the folds are released (the part ``"X box"``, 1/8 of the budget;
+        docs/algorithms.rst §18.5), as in
+        :class:`~skprivcov.model_selection.FoldReleases`; the candidates are
+        then penalised in the box's units and ``predict`` clips each feature
+        into the box. Published as ``X_norm_bound_``.
 
-    y_bound : float > 0 or (lower, upper), default=1.0
-        Public bounds of the target; a number B means [−B, B].
+    y_bound : float > 0, (lower, upper) or "auto", default="auto"
+        Public bounds of the target; a number B means [−B, B]. "auto": the
+        private box of the target's 1% and 99% quantiles on all the rows (the
+        part ``"y bound"``, 1/8), published as ``y_bound_``.
 
     random_state : int in [0, 2**63) or None, default=None
         Seeds the folds and, independently, each fold's release (the
@@ -111,10 +120,18 @@ class PrivateRidgeCV(BasePrivateRidge):
         Each fold's release (``FoldReleases.fold_releases_``).
 
     privacy_spent_ : PrivacyCost
-        The cost of one release (parallel composition over disjoint folds).
+        The budget: the private bounds once, then one release's cost
+        (parallel composition over disjoint folds).
 
     privacy_parts_ : tuple of BudgetPart
-        The split of each fold's release (the same for every fold).
+        The parts of the private bounds (spent once, on all the rows), then
+        the split of each fold's release (the same for every fold).
+
+    X_norm_bound_ : float or (lower, upper) arrays
+        ``X_norm_bound``, or the private box per feature of "auto".
+
+    y_bound_ : float or (lower, upper)
+        ``y_bound``, or the private box of "auto".
 
     n_features_in_ : int
         Number of features seen during fit.
@@ -134,8 +151,11 @@ class PrivateRidgeCV(BasePrivateRidge):
     fold assignment depends only on n and ``random_state``, so changing one
     row changes the rows of exactly one fold, and only that fold's release;
     each release costs the estimator's budget, so the search costs that
-    budget once (parallel composition; e.g. McSherry 2009, Thm. 4). Every
-    fold release uses independent noise.
+    budget once (parallel composition; e.g. McSherry 2009, Thm. 4). The
+    private bounds of "auto" (the defaults) are chosen once on all the rows
+    before the folds, at their parts, the folds at the rest (sequential
+    composition; docs/algorithms.rst §18.5). Every fold release uses
+    independent noise.
 
     Examples
     --------
@@ -168,8 +188,8 @@ class PrivateRidgeCV(BasePrivateRidge):
         cv=3,
         fit_intercept=True,
         estimator=None,
-        X_norm_bound=1.0,
-        y_bound=1.0,
+        X_norm_bound="auto",
+        y_bound="auto",
         random_state=None,
     ):
         self.alphas = alphas
@@ -224,6 +244,9 @@ class PrivateRidgeCV(BasePrivateRidge):
             random_state=self.random_state,
         )._release(X, y, owner=self, target_name=target_name)
         fold_releases = folds.fold_releases_
+        # With a box per feature, every candidate is penalised in its units
+        # (§18.5); None for one row-norm bound.
+        scales = penalty_scales(folds.X_norm_bound_)
 
         def candidates(release):
             """The alphas for a pool of fold releases."""
@@ -243,6 +266,7 @@ class PrivateRidgeCV(BasePrivateRidge):
                 target,
                 candidates(training),
                 fit_intercept=self.fit_intercept,
+                penalty_scales=scales,
             )
             losses[k] = heldout_losses(
                 fold_releases[k], features, target, coefficients, intercepts
@@ -254,7 +278,12 @@ class PrivateRidgeCV(BasePrivateRidge):
         release = folds.release_
         final = candidates(release)
         coefficients, intercepts = fit_ridge_path(
-            release, features, target, [final[best]], fit_intercept=self.fit_intercept
+            release,
+            features,
+            target,
+            [final[best]],
+            fit_intercept=self.fit_intercept,
+            penalty_scales=scales,
         )
         self.alpha_ = float(final[best])
         self.best_score_ = float(mean_scores[best])
@@ -270,7 +299,10 @@ class PrivateRidgeCV(BasePrivateRidge):
         self.intercept_ = float(intercepts[0])
         self.release_ = release
         self.fold_releases_ = fold_releases
+        self.X_norm_bound_ = folds.X_norm_bound_
+        self.y_bound_ = folds.y_bound_
         self.privacy_spent_ = folds.privacy_spent_
-        # Every fold's release spends the same split, in parallel (disjoint rows).
+        # The bounds' parts once, then every fold's release's split, in
+        # parallel (disjoint rows).
         self.privacy_parts_ = folds.privacy_parts_
         return self

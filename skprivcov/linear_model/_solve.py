@@ -13,7 +13,7 @@ from skprivcov.mechanisms import project_psd
 __all__ = ["heldout_losses", "ridge_path"]
 
 
-def ridge_path(moment, features, target, alphas):
+def ridge_path(moment, features, target, alphas, penalty_scales=None):
     """Coefficients (n_features, n_alphas): (A + 2αI)⁺ b for each α, where
     [[A, b], [bᵀ, c]] is the PSD projection of the (features, target) block.
 
@@ -28,9 +28,17 @@ def ridge_path(moment, features, target, alphas):
     on diabetes at ρ = 0.1, against 1.45× with the joint projection). Where
     λ + 2α vanishes (α = 0 and a null direction) the minimum-norm solution is
     taken. One eigendecomposition serves every α.
+
+    With ``penalty_scales`` t (one per feature, docs/algorithms.rst §18.5)
+    the penalty is 2α·diag(t²): the same solve on the features divided by t,
+    coefficients divided by t again (post-processing).
     """
     columns = [*features, target]
-    joint = project_psd(moment[np.ix_(columns, columns)])
+    block = moment[np.ix_(columns, columns)]
+    if penalty_scales is not None:
+        units = np.append(1.0 / np.asarray(penalty_scales, dtype=float), 1.0)
+        block = block * np.outer(units, units)
+    joint = project_psd(block)
     eigenvalues, vectors = np.linalg.eigh(joint[:-1, :-1])
     eigenvalues = np.maximum(eigenvalues, 0.0)
     rotated = vectors.T @ joint[:-1, -1]
@@ -41,17 +49,27 @@ def ridge_path(moment, features, target, alphas):
     ratios = np.divide(
         rotated[:, None], denominators, out=np.zeros_like(denominators), where=solvable
     )
-    return vectors @ ratios
+    coefficients = vectors @ ratios
+    if penalty_scales is not None:
+        coefficients = coefficients * units[:-1, None]
+    return coefficients
 
 
-def fit_ridge_path(release, features, target, alphas, *, fit_intercept):
-    """(coefficients (n_features, n_alphas), intercepts (n_alphas,)) of a release."""
+def fit_ridge_path(
+    release, features, target, alphas, *, fit_intercept, penalty_scales=None
+):
+    """(coefficients (n_features, n_alphas), intercepts (n_alphas,)) of a
+    release; ``penalty_scales`` as in :func:`ridge_path`."""
     if fit_intercept:
-        coefficients = ridge_path(release.covariance, features, target, alphas)
+        coefficients = ridge_path(
+            release.covariance, features, target, alphas, penalty_scales
+        )
         # §8.2: b = m_y − m_aᵀ w.
         intercepts = release.mean[target] - release.mean[features] @ coefficients
     else:
-        coefficients = ridge_path(release.second_moment, features, target, alphas)
+        coefficients = ridge_path(
+            release.second_moment, features, target, alphas, penalty_scales
+        )
         intercepts = np.zeros(coefficients.shape[1])
     return coefficients, intercepts
 

@@ -60,6 +60,8 @@ from skprivcov.mechanisms._projections import (
     project_psd_trace_ball,
 )
 from skprivcov.mechanisms._quantile import (
+    FIXED_BOUND_QUANTILE,
+    NOISY_AT,
     norm_grid,
     private_norm_bound,
     private_quantile,
@@ -78,11 +80,21 @@ from skprivcov.mechanisms._sensitivity import (
     second_moment_nuclear_sensitivity,
     trace_sensitivity,
 )
+from skprivcov.mechanisms._shrinkage import (
+    noisy_inner_product,
+    private_shrinkage,
+    shrinkage_factor,
+    shrinkage_from,
+    shrinkage_scale,
+    spectral_spread,
+)
 from skprivcov.mechanisms._splits import SPLITS, split_budget
 from skprivcov.mechanisms._svt import above_threshold
 from skprivcov.mechanisms._trace import private_trace_upper_bound
 
 __all__ = [
+    "FIXED_BOUND_QUANTILE",
+    "NOISY_AT",
     "SPLITS",
     "AdaptivePlan",
     "NoiseDiagnostics",
@@ -114,6 +126,7 @@ __all__ = [
     "noise_plan",
     "noisy_covariance",
     "noisy_eigenvalues",
+    "noisy_inner_product",
     "norm_grid",
     "nuclear_chain_diagnostics",
     "nuclear_laplace_covariance",
@@ -122,6 +135,7 @@ __all__ = [
     "private_norm_bound",
     "private_quantile",
     "private_radius_exponent",
+    "private_shrinkage",
     "private_trace_upper_bound",
     "project_capped_simplex",
     "project_l1_ball",
@@ -139,6 +153,10 @@ __all__ = [
     "second_moment_l2_sensitivity",
     "second_moment_nuclear_sensitivity",
     "separate_covariance",
+    "shrinkage_factor",
+    "shrinkage_from",
+    "shrinkage_scale",
+    "spectral_spread",
     "split_budget",
     "symmetric_noise",
     "trace_sensitivity",

@@ -28,7 +28,8 @@ __all__ = ["SITES", "NoiseRecord", "record_noise", "recorded_noise"]
 # The statistics that receive additive noise (docs/algorithms.rst §0.2 gives
 # each one's sensitivity): the (augmented) second moment, LDA's per-class sums,
 # the sorted eigenvalues, the trace, dON's nuclear radius 2·tr, the sparse
-# vector technique's threshold and queries, and a private selection's score.
+# vector technique's threshold and queries, a private selection's score, and
+# AutoCovariance's shrinkage statistic.
 SITES = (
     "second moment",
     "class sums",
@@ -42,6 +43,11 @@ SITES = (
     # the mean of n unit-ball rows.
     "pair second moment",
     "mean",
+    # AutoCovariance's shrinkage (§3.9a): ⟨R, C⟩/(λ·ν) of sensitivity 1/n.
+    "shrinkage",
+    # A ridge model's fallback (§18.5): the mean of the n targets clipped to
+    # their box [lower, upper], of sensitivity (upper − lower)/n.
+    "target mean",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

@@ -8,7 +8,8 @@ estimator publishes them as ``privacy_parts_``. A share depends only on the
 mechanism's public options (and, for AdaptiveCov, on the notion of the budget
 and whether its radius step runs, a public rule), never on the data, so the
 parts are public. AutoCovariance's parts after its trace estimate are those of
-the mechanism it chose from that estimate (a private output, §3.9).
+the mechanism it chose from that estimate (a private output, §3.9), then its
+shrinkage's (§3.9a).
 """
 
 from skprivcov.privacy import BudgetPart
@@ -72,10 +73,22 @@ def _adaptive(*, notion, private_radius):
     )
 
 
-def _auto():
+def _auto(*, shrinkage=True):
     # §3.6a/§3.7 analogue (docs/algorithms.rst §3.9): a private trace estimate
-    # at 1/16, the chosen mechanism (or nothing) at the rest.
-    return (("trace estimate", 1 / 16), ("mechanism", 15 / 16))
+    # at 1/16, the chosen mechanism (or nothing) at the rest; with the
+    # shrinkage (allow_zero=True, a public option) the release's private
+    # shrink factor at 1/16 of the budget, after the mechanism (§3.9a).
+    if not shrinkage:
+        return (("trace estimate", 1 / 16), ("mechanism", 15 / 16))
+    return (
+        ("trace estimate", 1 / 16),
+        ("mechanism", 1 - 1 / 16 - AUTO_SHRINKAGE_SHARE),
+        ("shrinkage", AUTO_SHRINKAGE_SHARE),
+    )
+
+
+# §3.9a: the share of AutoCovariance's shrinkage step.
+AUTO_SHRINKAGE_SHARE = 1 / 16
 
 
 # mechanism → its shares, a function of the mechanism's public options.
@@ -84,6 +97,35 @@ def _bound_auto():
     # at 1/16 of the budget, the release at the rest, on the same rows
     # (sequential composition).
     return (("norm bound", 1 / 16), ("release", 15 / 16))
+
+
+def _ridge_bounds_auto(*, X_auto, y_auto):
+    # §18.5: a ridge model's private bounds, on the same rows as its release
+    # (sequential composition): a private box per feature at 1/8 (2d
+    # quantiles, §18.3), the target's box at 1/8 (two quantiles), the
+    # release of the bounded rows at the rest (measured on raw diabetes:
+    # benchmarks/bench_ridge_auto.py, docs/ridge.rst).
+    shares = []
+    if X_auto:
+        shares.append(("X box", RIDGE_X_BOX_SHARE))
+    if y_auto:
+        shares.append(("y bound", RIDGE_Y_BOUND_SHARE))
+    return (*shares, ("release", 1.0 - sum(share for _, share in shares)))
+
+
+def _ridge_mean(*, y_auto):
+    # §18.5: the fallback of a ridge model whose feature box the budget cannot
+    # buy (a public rule of n, d and the budget): the target's box at 3/4,
+    # the private mean of the clipped target at the rest (or all of it with
+    # a public y_bound); the model predicts that mean.
+    if not y_auto:
+        return (("y mean", 1.0),)
+    return (("y bound", 3 / 4), ("y mean", 1 / 4))
+
+
+# §18.5: the ridge models' shares of their private bounds.
+RIDGE_X_BOX_SHARE = 1 / 8
+RIDGE_Y_BOUND_SHARE = 1 / 8
 
 
 def _coinpress(*, centred, n_covariance_steps, n_mean_steps, scale_auto, radius_auto):
@@ -120,6 +162,8 @@ SPLITS = {
     "auto": _auto,
     "norm bound auto": _bound_auto,
     "coinpress": _coinpress,
+    "ridge bounds auto": _ridge_bounds_auto,
+    "ridge mean": _ridge_mean,
 }
 
 

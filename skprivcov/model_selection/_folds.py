@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -21,7 +21,14 @@ from skprivcov.covariance import (
     GaussianCovariance,
 )
 from skprivcov.covariance._base import charge, describe
+from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.decomposition._pca import PrivatePCA
+from skprivcov.linear_model._private_bounds import (
+    bounds_generator,
+    budget_parameters,
+    choose_bounds,
+    release_budget,
+)
 from skprivcov.linear_model._ridge import PrivateRidge, _column_index
 from skprivcov.linear_model._rows import (
     bounded_rows,
@@ -30,9 +37,14 @@ from skprivcov.linear_model._rows import (
 )
 from skprivcov.linear_model._solve import heldout_losses
 from skprivcov.mechanisms import project_psd
-from skprivcov.privacy import PrivacyCost
+from skprivcov.mechanisms._splits import split_budget
+from skprivcov.privacy import PrivacyCost, check_within, compose_parts
 
 __all__ = ["FoldReleases", "ReleaseModel", "release_scorer"]
+
+
+def _auto(bound):
+    return isinstance(bound, str) and bound == "auto"
 
 
 # --- The machinery PrivateRidgeCV shares ----------------------------------------
@@ -71,10 +83,11 @@ def leave_one_fold_out(n_folds):
 def _supervised_publisher(*, X_norm_bound, y_bound, fit_intercept, names):
     """A fold's release of the bounded rows [x, y'] in the units of [X, y],
     with the noise level of its feature block (in the units of X²: what
-    ``PrivateRidge(alpha="auto")`` reads, docs/algorithms.rst §16)."""
+    ``PrivateRidge(alpha="auto")`` reads, docs/algorithms.rst §16; with a box
+    per feature, that of its largest scale, §18.5)."""
 
     def publish(estimator, n_samples):
-        release = release_in_data_units(
+        return release_in_data_units(
             estimator,
             n_samples=n_samples,
             X_norm_bound=X_norm_bound,
@@ -82,8 +95,6 @@ def _supervised_publisher(*, X_norm_bound, y_bound, fit_intercept, names):
             fit_intercept=fit_intercept,
             names=names,
         )
-        noise = estimator.eigenvalue_floor_ * float(X_norm_bound) ** 2
-        return replace(release, noise_level=noise)
 
     return publish
 
@@ -275,15 +286,25 @@ class FoldReleases(BaseEstimator):
         more folds mean noisier releases (the pool of all folds is about
         √n_folds times noisier than one release of all rows).
 
-    X_norm_bound : float > 0, default=1.0
+    X_norm_bound : float > 0 or "auto", default="auto"
         Public bound on the ℓ2 norm of each row of X; longer rows are clipped.
+        "auto" (docs/algorithms.rst §18.5): chosen privately **once, on all
+        the rows**, before the folds are released, so its part is spent once
+        (sequential composition with the fold releases, which share the rest
+        in parallel): with ``y``, a private box per feature (the part
+        ``"X box"``, 1/8 of the budget; the rows are mapped into [−1, 1]^d by
+        it, as :class:`~skprivcov.linear_model.PrivateRidge` does); without,
+        a private row-norm bound (the part ``"norm bound"``, 1/16, §18.2).
+        Published as ``X_norm_bound_``.
 
-    y_bound : float > 0 or (lower, upper), default=1.0
+    y_bound : float > 0, (lower, upper) or "auto", default="auto"
         With ``y``: public bounds of the target (a number B means [−B, B]);
         targets outside are clipped. The rows are then [x, y] bounded as in
         :class:`~skprivcov.linear_model.PrivateRidgeCV` (docs/algorithms.rst
         §8.2), and the releases are in the units of [X, y], the target last.
-        Unused without ``y``.
+        "auto": the private box of the target's 1% and 99% quantiles on all
+        the rows, once (the part ``"y bound"``, 1/8), published as
+        ``y_bound_``. Unused without ``y``.
 
     assume_centered : bool, default=False
         Release no mean (then no intercept and no centring can be computed
@@ -311,7 +332,17 @@ class FoldReleases(BaseEstimator):
         The cost of one release (parallel composition over disjoint folds).
 
     privacy_parts_ : tuple of BudgetPart
-        The split of each fold's release (the same for every fold).
+        The parts of the private bounds ("auto", spent once on all the rows),
+        then the split of each fold's release (the same for every fold, in
+        parallel): they compose to ``privacy_spent_``.
+
+    X_norm_bound_ : float or (lower, upper) arrays
+        The bound the rows of X were clipped at: ``X_norm_bound``, or the
+        private one of "auto".
+
+    y_bound_ : float or (lower, upper)
+        With ``y``: the target's bounds, ``y_bound`` or the private box of
+        "auto".
 
     n_features_in_ : int
         Number of features of X seen during fit.
@@ -331,7 +362,11 @@ class FoldReleases(BaseEstimator):
     assignment depends only on n and ``random_state``, so changing one row
     changes the rows of one fold, and only that fold's release; each release
     costs the estimator's budget, so all of them cost it once (parallel
-    composition; e.g. McSherry 2009, Thm. 4). Every fold draws independent
+    composition; e.g. McSherry 2009, Thm. 4). With "auto" bounds (the
+    defaults), the bounds are chosen first, once, from all the rows at their
+    parts, and the folds are released at the rest: sequential composition of
+    the bounds with the (parallel) fold releases, the parts summing to the
+    budget (docs/algorithms.rst §18.5). Every fold draws independent
     noise. A score computed from raw held-out rows instead would not be
     private: here every score is a function of the releases only.
 
@@ -364,8 +399,13 @@ class FoldReleases(BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [BasePrivateCovariance, None],
         "n_folds": [Interval(Integral, 2, None, closed="left")],
-        "X_norm_bound": NORM_BOUND,
-        "y_bound": [Interval(Real, *NORM_BOUND_RANGE, closed="both"), tuple],
+        # "auto": private bounds, chosen once on all the rows (§18.5).
+        "X_norm_bound": [*NORM_BOUND, StrOptions({"auto"})],
+        "y_bound": [
+            Interval(Real, *NORM_BOUND_RANGE, closed="both"),
+            tuple,
+            StrOptions({"auto"}),
+        ],
         "assume_centered": ["boolean"],
         "random_state": RELEASE_SEED,
     }
@@ -375,8 +415,8 @@ class FoldReleases(BaseEstimator):
         *,
         estimator=None,
         n_folds=3,
-        X_norm_bound=1.0,
-        y_bound=1.0,
+        X_norm_bound="auto",
+        y_bound="auto",
         assume_centered=False,
         random_state=None,
     ):
@@ -427,7 +467,8 @@ class FoldReleases(BaseEstimator):
         n_samples = X.shape[0]
         if supervised:
             y = check_target(y, n_samples, type(self).__name__)
-            target_map(self.y_bound, not self.assume_centered)
+            if not _auto(self.y_bound):
+                target_map(self.y_bound, not self.assume_centered)
         if n_samples < 2 * self.n_folds:
             raise ValueError(
                 f"n_folds={self.n_folds} folds need at least {2 * self.n_folds} "
@@ -445,30 +486,38 @@ class FoldReleases(BaseEstimator):
             composition="parallel over disjoint folds",
         )
         template.set_params(accountant=None)
+        for stale in ("X_norm_bound_", "y_bound_"):
+            self.__dict__.pop(stale, None)  # from an earlier fit
         names = getattr(self, "feature_names_in_", None)
         if is_dask_array(X):
             # Its blocks are read here, after the charge (§13.1).
             X = compute_array(X)
+        # Private bounds, once on all the rows, then the folds at the rest
+        # (§18.5); ``seed`` seeds the split and the folds' own seeds.
+        bound_parts, seed = self._choose_bounds(template, cost, X, y)
+        X_norm_bound = getattr(self, "X_norm_bound_", self.X_norm_bound)
         if supervised:
+            y_bound = getattr(self, "y_bound_", self.y_bound)
             rows = bounded_rows(
                 as_numeric(X),
                 as_numeric(y, "y"),
-                X_norm_bound=self.X_norm_bound,
-                y_bound=self.y_bound,
+                X_norm_bound=X_norm_bound,
+                y_bound=y_bound,
                 fit_intercept=not self.assume_centered,
             )
             publish = _supervised_publisher(
-                X_norm_bound=self.X_norm_bound,
-                y_bound=self.y_bound,
+                X_norm_bound=X_norm_bound,
+                y_bound=y_bound,
                 fit_intercept=not self.assume_centered,
                 names=None if names is None else [*names, target_name],
             )
+            self.y_bound_ = y_bound
         else:
+            template.set_params(norm_bound=X_norm_bound)
             rows = as_numeric(X)
             publish = _unsupervised_publisher(None if names is None else list(names))
-        releases, estimator = release_folds(
-            template, rows, self.n_folds, self.random_state, publish
-        )
+        self.X_norm_bound_ = X_norm_bound
+        releases, estimator = release_folds(template, rows, self.n_folds, seed, publish)
         self.fold_releases_ = releases
         self.tokens_ = np.empty(len(releases), dtype=object)
         self.tokens_[:] = releases
@@ -478,9 +527,50 @@ class FoldReleases(BaseEstimator):
             source=f"{self.n_folds} disjoint fold releases by {releases[0].source}",
         )
         self.privacy_spent_ = cost
-        # Every fold's release spends the same split, in parallel.
-        self.privacy_parts_ = estimator.privacy_parts_
+        # The bounds' parts once (sequential), then every fold's release
+        # spends the same split, in parallel (disjoint rows).
+        parts = (*bound_parts, *estimator.privacy_parts_)
+        check_within(compose_parts(parts), cost)
+        self.privacy_parts_ = parts
         return self
+
+    def _choose_bounds(self, template, cost, X, y):
+        """The private bounds of "auto", chosen once on all the rows after the
+        charge (§18.5), at their parts; the template's budget set to the rest.
+        Returns (the parts, the seed of the split and the folds)."""
+        supervised = y is not None
+        if supervised:
+            parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
+        elif _auto(self.X_norm_bound):
+            *parts, last = split_budget("norm bound auto", cost)
+            parts, rest = tuple(parts), last.cost
+        else:
+            parts = ()
+        if not parts:
+            return (), self.random_state
+        # The bounds draw from a stream of their own; with an int seed the
+        # split and the folds get a seed drawn from it (§13.4).
+        rng, seed = bounds_generator(self.random_state, template.noise)
+        template.set_params(**budget_parameters(rest))
+        if supervised:
+            self.X_norm_bound_, self.y_bound_ = choose_bounds(
+                as_numeric(X),
+                as_numeric(y, "y"),
+                parts,
+                self.X_norm_bound,
+                self.y_bound,
+                nonfinite=template.nonfinite,
+                rng=rng,
+                centred=not self.assume_centered,
+            )
+        else:
+            rows = ClippedData(
+                as_numeric(X), augmented=False, nonfinite=template.nonfinite
+            )
+            # The covariance estimators' rule (§18.2): the smallest candidate
+            # when the part cannot buy an accurate bound.
+            self.X_norm_bound_ = rows.private_norm_bound(parts[0].cost, rng)
+        return parts, seed
 
     def _release_estimator(self, supervised):
         """A fresh clone of the estimator (never the user's instance)."""
@@ -490,8 +580,11 @@ class FoldReleases(BaseEstimator):
                 estimator=self.estimator, fit_intercept=not self.assume_centered
             )._release_estimator()
         estimator = GaussianCovariance() if self.estimator is None else self.estimator
+        # "auto" is chosen once on all the rows by ``_choose_bounds``; a
+        # public placeholder until then.
+        bound = 1.0 if _auto(self.X_norm_bound) else self.X_norm_bound
         return clone(estimator).set_params(
-            norm_bound=self.X_norm_bound, assume_centered=self.assume_centered
+            norm_bound=bound, assume_centered=self.assume_centered
         )
 
     def split(self, X=None, y=None, groups=None):

@@ -135,7 +135,9 @@ class RegistryEntry:
         return clone(self.estimator(**{**self.variants[variant], **params}))
 
 
-_CENTRED = {"centred": {"assume_centered": False}}
+# The default releases the centred covariance (assume_centered=False, as
+# scikit-learn's EmpiricalCovariance); the papers' second moment is a variant.
+_SECOND_MOMENT = {"second moment": {"assume_centered": True}}
 # The audits compare releases of two neighbouring datasets; a zCDP claim at
 # ρ = 0.5 is compared at δ = 0.01, a pure claim at ε = 1 (see ``_audit``).
 _ZCDP, _PURE = {"rho": 0.5}, {"epsilon": 1.0}
@@ -160,6 +162,13 @@ _READS_NO_VALUE = (
     "refuse an entry that is not a number."
 )
 _PRIVATE_CHECKS = {"check_dtype_object": _NOT_A_NUMBER_IS_NAN}
+_TOO_FEW_FOR_THE_BOUND = (
+    "The check's 300 rows are too few for the default private bound at the "
+    "default ρ = 0.1: its 1/16 cannot buy an accurate quantile, so the bound "
+    "falls back to the smallest candidate and the release is about zero "
+    "(docs/algorithms.rst §18.2); every row is then an inlier. With a public "
+    "bound (the 'gaussian' variant) the check passes."
+)
 _MODEL_PUBLIC = {
     "privacy_spent_": "public",
     "privacy_parts_": "public: the release's split (or none)",
@@ -167,6 +176,13 @@ _MODEL_PUBLIC = {
     "feature_names_in_": "public",
 }
 _TRANSFORMER_PUBLIC = {"n_features_in_": "public", "feature_names_in_": "public"}
+# The ridge models' and FoldReleases' fitted bounds (§18.5).
+_X_BOUND_PUBLIC = (
+    "X_norm_bound, or with 'auto' the output of the private step 'X box' (a "
+    "box per feature) or 'norm bound' (without y); None when a ridge model "
+    "predicts its private mean (§18.5)"
+)
+_Y_BOUND_PUBLIC = "y_bound, or with 'auto' the output of the private step 'y bound'"
 
 _ENTRIES = (
     RegistryEntry(
@@ -180,9 +196,10 @@ _ENTRIES = (
             "raw": {"projection": None},
             # numpy's continuous noise instead of the hardened default (§17).
             "float noise": {"noise": "float"},
-            # A private row-norm bound inside the budget (§18.2).
-            "auto bound": {"norm_bound": "auto"},
-            **_CENTRED,
+            # A public bound (the default is a private one inside the
+            # budget, §18.2).
+            "public bound": {"norm_bound": 1.0},
+            **_SECOND_MOMENT,
         },
         cli_name="gaussian",
         demo_budgets=("zcdp",),
@@ -198,8 +215,8 @@ _ENTRIES = (
         {
             "default": {},
             "float noise": {"noise": "float"},
-            "auto bound": {"norm_bound": "auto"},
-            **_CENTRED,
+            "public bound": {"norm_bound": 1.0},
+            **_SECOND_MOMENT,
         },
         cli_name="laplace",
         demo_budgets=("pure",),
@@ -214,7 +231,7 @@ _ENTRIES = (
             "default": {},
             "pure": {"epsilon": 1.0},
             "eigenvalue share": {"eigenvalue_share": 0.25},
-            **_CENTRED,
+            **_SECOND_MOMENT,
         },
         cli_name="separate",
         demo_budgets=("zcdp", "pure"),
@@ -246,7 +263,7 @@ _ENTRIES = (
             "public radius": {"radius": "norm_bound"},
             "private radius": {"radius": "private"},
             "pure, public radius": {"epsilon": 1.0, "radius": "norm_bound"},
-            **_CENTRED,
+            **_SECOND_MOMENT,
         },
         cli_name="adaptive",
         demo_budgets=("zcdp",),
@@ -274,8 +291,8 @@ _ENTRIES = (
             "default": {},
             "pure": {"epsilon": 1.0},
             "no zero": {"allow_zero": False},
-            "auto bound": {"norm_bound": "auto", "assume_centered": False},
-            **_CENTRED,
+            "public bound": {"norm_bound": 1.0},
+            **_SECOND_MOMENT,
         },
         cli_name="auto",
         demo_budgets=("zcdp", "pure"),
@@ -285,12 +302,13 @@ _ENTRIES = (
             # covariance_'s scale and eigenvalue_floor_ follow the chosen
             # mechanism's published threshold τ̃ (AdaptiveCov) or the bound.
             "trace_estimate_": "output of the private trace step (§3.9)",
+            "shrinkage_": "output of the private shrinkage step (§3.9)",
         },
         expected_failed_checks=_PRIVATE_CHECKS,
     ),
     RegistryEntry(
         ProjectionCovariance,
-        {"default": {}, "private trace": {"trace_fraction": 0.2}, **_CENTRED},
+        {"default": {}, "private trace": {"trace_fraction": 0.2}, **_SECOND_MOMENT},
         cli_name="projection",
         demo_budgets=("zcdp",),
         audits={
@@ -308,7 +326,7 @@ _ENTRIES = (
             "rank 2": {"n_components": 2},
             "KT, adaptive split": {"update": "deflate", "budget_split": "adaptive"},
             "clipped eigenvalues": {"eigenvalue_projection": "clip"},
-            **_CENTRED,
+            **_SECOND_MOMENT,
         },
         cli_name="iterative",
         demo_budgets=("pure",),
@@ -337,7 +355,7 @@ _ENTRIES = (
             },
             "nuclear ball": {"projection": "nuclear", "n_sweeps": 20},
             "unprojected": {"projection": None},
-            **_CENTRED,
+            **_SECOND_MOMENT,
         },
         cli_name="nuclear",
         demo_budgets=("pure",),
@@ -356,7 +374,7 @@ _ENTRIES = (
     ),
     RegistryEntry(
         ZeroCovariance,
-        {"default": {}, **_CENTRED},
+        {"default": {}, **_SECOND_MOMENT},
         cli_name="zero",
         demo_budgets=("free",),
         expected_failed_checks={"check_dtype_object": _READS_NO_VALUE},
@@ -369,8 +387,14 @@ _ENTRIES = (
                 "estimator": SeparateCovariance(),
                 "fit_intercept": False,
             },
-            # Private bounds inside the budget (§18.2–18.3).
+            # Private bounds inside the budget (§18.5): the defaults, given.
             "auto bounds": {"X_norm_bound": "auto", "y_bound": "auto"},
+            "public bounds": {"X_norm_bound": 1.0, "y_bound": 1.0},
+            # A pure budget too small for a box per feature: the fallback of
+            # §18.5 (a private mean of the target, predicted).
+            "pure, predicts a private mean": {
+                "estimator": LaplaceCovariance(epsilon=1.0)
+            },
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
@@ -379,21 +403,25 @@ _ENTRIES = (
             "alpha_": "alpha, or the penalty of the release's noise level (§16)",
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
-            "X_norm_bound_": (
-                "X_norm_bound, or with 'auto' the output of the private step "
-                "'X norm bound' (§18.2)"
-            ),
-            "y_bound_": (
-                "y_bound, or with 'auto' the output of the private step 'y bound' "
-                "(§18.3)"
-            ),
+            "X_norm_bound_": _X_BOUND_PUBLIC,
+            "y_bound_": _Y_BOUND_PUBLIC,
             **_MODEL_PUBLIC,
         },
     ),
     RegistryEntry(
         PrivateEllipticEnvelope,
-        {"default": {}, "gaussian": {"estimator": GaussianCovariance(rho=1.0)}},
-        expected_failed_checks=_PRIVATE_CHECKS,
+        {
+            "default": {},
+            # A public bound: the checks' 300 rows are too few for the
+            # private bound's 1/16 at ρ = 1 (it falls back to the smallest
+            # candidate, and every row is an inlier).
+            "gaussian": {"estimator": GaussianCovariance(rho=1.0, norm_bound=1.0)},
+        },
+        expected_failed_checks={
+            **_PRIVATE_CHECKS,
+            "check_outliers_train": _TOO_FEW_FOR_THE_BOUND,
+            "check_outliers_fit_predict": _TOO_FEW_FOR_THE_BOUND,
+        },
         published={
             "location_": "the release's private mean",
             "covariance_": "the release",
@@ -409,7 +437,7 @@ _ENTRIES = (
         {
             "default": {},
             "pure": {"epsilon": 1.0},
-            "auto bound": {"norm_bound": "auto"},
+            "public bound": {"norm_bound": 1.0},
             "(epsilon, delta), 1 component": {
                 "epsilon": 2.0,
                 "delta": 1e-6,
@@ -466,6 +494,7 @@ _ENTRIES = (
             "default": {},
             "two folds": {"cv": 2},
             "separate": {"estimator": SeparateCovariance()},
+            "public bounds": {"X_norm_bound": 1.0, "y_bound": 1.0},
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
@@ -476,17 +505,25 @@ _ENTRIES = (
             "intercept_": "post-processing of the releases",
             "release_": "the pooled release (post-processing)",
             "fold_releases_": "the releases of disjoint folds (parallel composition)",
+            "X_norm_bound_": _X_BOUND_PUBLIC,
+            "y_bound_": _Y_BOUND_PUBLIC,
             **_MODEL_PUBLIC,
         },
     ),
     RegistryEntry(
         FoldReleases,
-        {"default": {}, "with a target": {"y_bound": 2.0}},
+        {
+            "default": {},
+            "with a target": {"y_bound": 2.0},
+            "public bounds": {"X_norm_bound": 1.0, "y_bound": 1.0},
+        },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
             "fold_releases_": "the releases of disjoint folds (parallel composition)",
             "tokens_": "the fold releases, as an array",
             "release_": "the pooled release (post-processing)",
+            "X_norm_bound_": _X_BOUND_PUBLIC,
+            "y_bound_": _Y_BOUND_PUBLIC,
             **_MODEL_PUBLIC,
         },
     ),
@@ -523,7 +560,7 @@ _ENTRIES = (
             # numpy's continuous noise instead of the hardened default (§17).
             "float noise": {"noise": "float"},
             # The mean steps and the pair differences (§18.4).
-            **_CENTRED,
+            **_SECOND_MOMENT,
         },
         expected_failed_checks=_PRIVATE_CHECKS,
     ),
