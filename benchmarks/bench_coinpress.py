@@ -16,12 +16,8 @@ Estimators (all ``assume_centered=False``, the same total budget):
   ``_oracle_bounds``), the best chosen per cell on the median error;
 * the non-private sample mean and covariance, for reference.
 
-Then the outlier detector of the issue: ``PrivateEllipticEnvelope(estimator=
-CoinPressCovariance(rho=1))`` fitted on all 569 rows of scikit-learn's breast
-cancer data (raw, no bound given); its score is the Mahalanobis distance of
-each row, and the AUC is taken against the malignant label (malignant =
-outlier, positive class) — with the non-private EmpiricalCovariance and the
-envelope's default (AutoCovariance) for comparison.
+The outlier detector of issue 33 (part 4) on breast cancer is
+benchmarks/bench_envelope_auc.py.
 
 Prints medians over repetitions. Run:
 ``python benchmarks/bench_coinpress.py [--reps 5]``.
@@ -30,9 +26,7 @@ Prints medians over repetitions. Run:
 import argparse
 
 import numpy as np
-from sklearn import datasets
 from sklearn.covariance import EmpiricalCovariance
-from sklearn.metrics import roc_auc_score
 
 from skprivcov import (
     AdaptiveCovariance,
@@ -40,7 +34,6 @@ from skprivcov import (
     CoinPressCovariance,
     GaussianCovariance,
 )
-from skprivcov.covariance import PrivateEllipticEnvelope
 
 D, N = 10, 20_000
 MEAN_NORMS = (0.0, 1e4)
@@ -134,27 +127,6 @@ def _format(row):
     return head + " | " + " | ".join(cells)
 
 
-def breast_cancer_auc(reps, rho=1.0):
-    """Median AUC (malignant = outlier) of the Mahalanobis distances."""
-    data = datasets.load_breast_cancer()
-    X, malignant = data.data, data.target == 0
-    results = {}
-    for name, make in (
-        ("CoinPress", lambda seed: CoinPressCovariance(rho=rho)),
-        ("Auto (envelope default)", lambda seed: AutoCovariance(rho=rho)),
-    ):
-        aucs = []
-        for seed in range(reps):
-            detector = PrivateEllipticEnvelope(
-                estimator=make(seed), random_state=seed
-            ).fit(X)
-            aucs.append(roc_auc_score(malignant, detector.mahalanobis(X)))
-        results[name] = float(np.median(aucs))
-    reference = EmpiricalCovariance().fit(X)
-    results["non-private"] = float(roc_auc_score(malignant, reference.mahalanobis(X)))
-    return results
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
@@ -164,9 +136,6 @@ def main():
         "repetitions (fixed-bound mechanisms at their best of 9 oracle bounds)"
     )
     gaussian_table(args.reps)
-    print("breast cancer, fit on all rows, AUC of the distance vs malignant, ρ=1:")
-    for name, auc in breast_cancer_auc(args.reps).items():
-        print(f"  {name}: {auc:.3f}")
 
 
 if __name__ == "__main__":

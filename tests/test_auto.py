@@ -175,7 +175,9 @@ def test_the_centred_trace_estimate_is_of_the_covariance():
     covariance_trace = np.trace(np.cov(X.T, bias=True))
     estimates = np.array(
         [
-            AutoCovariance(rho=0.32, assume_centered=False, random_state=seed)
+            AutoCovariance(
+                rho=0.32, norm_bound=1.0, assume_centered=False, random_state=seed
+            )
             .fit(X)
             .trace_estimate_
             for seed in range(2000)

@@ -320,3 +320,38 @@ def test_the_private_traces_are_exact():
     for first, second in zip(exact_traces(norms), exact_traces(neighbour), strict=True):
         assert abs(first - second) == Fraction(1, n)
         assert math.isclose(float(first), float(np.mean(norms**2)), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("nonfinite", ["zero", "raise"])
+def test_the_ridge_reads_a_sparse_row_of_overflowing_duplicates_as_dense(nonfinite):
+    """Review of issue 33 (F1): two stored 1.7e308 in one cell sum to inf in the
+    dense row; the ridge's finiteness rule (and its private-mean fallback)
+    must see the same row from the sparse input (§13.3)."""
+    from skprivcov.linear_model import PrivateRidge
+
+    rng = np.random.default_rng(0)
+    dense_rows = rng.normal(size=(300, 3))
+    y = rng.normal(size=300) + 100.0
+    data, rows, cols = [], [], []
+    for i, j in zip(*np.nonzero(dense_rows), strict=True):
+        data.append(dense_rows[i, j])
+        rows.append(i)
+        cols.append(j)
+    data += [1.7e308, 1.7e308]
+    rows += [5, 5]
+    cols += [0, 0]
+    X = sparse.csr_matrix((data, (rows, cols)), shape=(300, 3))
+    dense = X.toarray()  # row 5 holds inf
+    assert not np.isfinite(dense[5]).all()
+    model = PrivateRidge(
+        estimator=GaussianCovariance(rho=0.01, nonfinite=nonfinite), random_state=0
+    )
+    if nonfinite == "raise":
+        for data_in in (X, dense):
+            with pytest.raises(ValueError):
+                clone(model).fit(data_in, y)
+        return
+    from_sparse = clone(model).fit(X, y)
+    from_dense = clone(model).fit(dense, y)
+    assert from_sparse.intercept_ == from_dense.intercept_
+    np.testing.assert_array_equal(from_sparse.coef_, from_dense.coef_)

@@ -502,3 +502,48 @@ def test_lda_with_an_auto_bound_spends_its_declared_share(budget):
     norms = np.linalg.norm(X, axis=1)
     assert np.quantile(norms, 0.9) <= model.norm_bound_ <= norms.max() * 2**0.25
     assert model.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("rho", [1.0, 0.01], ids=["boxes", "private mean"])
+def test_every_ridge_quantile_spends_its_stated_share(monkeypatch, rho):
+    """Review of issue 33 (F2): the X box's 2d quantiles each at ε of
+    1/(2d) of the part "X box", the target's two at half of "y bound"; in the
+    fallback, the target's two at half of its part (§18.5). A quantile at twice
+    its share would fail here."""
+    from skprivcov.linear_model import PrivateRidge
+    from skprivcov.mechanisms import _quantile as quantile_module
+    from skprivcov.mechanisms import quantile_epsilon
+
+    epsilons = []
+    original = quantile_module.private_quantile
+
+    def spy(counts, target, epsilon, rng):
+        epsilons.append(epsilon)
+        return original(counts, target, epsilon, rng)
+
+    monkeypatch.setattr(quantile_module, "private_quantile", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3)) * [50.0, 5.0, 0.5] + 100.0
+    y = X @ [0.1, 1.0, 10.0] + rng.normal(size=400)
+    model = PrivateRidge(estimator=GaussianCovariance(rho=rho), random_state=0)
+    model.fit(X, y)
+    parts = {part.step: part.cost for part in model.privacy_parts_}
+    d = X.shape[1]
+    expected = []
+    if "X box" in parts:
+        expected += [quantile_epsilon(parts["X box"].scaled(1 / (2 * d)))] * (2 * d)
+    expected += [quantile_epsilon(parts["y bound"].scaled(1 / 2))] * 2
+    assert epsilons == pytest.approx(expected, rel=1e-12)
+    assert ("X box" in parts) == (rho == 1.0)
+
+
+def test_the_bounds_and_the_release_draw_from_different_streams():
+    """§13.4: with an int seed the bounds' stream and the release's seed
+    differ, so no draw of the bounds is reused by the release."""
+    from skprivcov.linear_model._private_bounds import bounds_generator
+
+    rng, seed = bounds_generator(7, "hardened")
+    bounds_draws = rng.integers(0, 2**63, size=4)
+    release_draws = release_generator(seed, noise="hardened").integers(0, 2**63, size=4)
+    assert not np.intersect1d(bounds_draws, release_draws).size
+    assert seed != 7

@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._clipping import canonical_sparse
 from skprivcov._constraints import (
     NORM_BOUND,
     NORM_BOUND_RANGE,
@@ -167,7 +168,9 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
             lower, upper = bound
             if sparse.issparse(X) and np.all((lower <= 0) & (upper >= 0)):
                 # Zeros lie in every box: only the stored entries move.
-                X = X.tocsr(copy=True).astype(np.float64)
+                # (Duplicates summed first, so an entry is clipped as the
+                # dense row's is.)
+                X = canonical_sparse(X.tocsr(), dtype=np.float64).copy()
                 X.data = np.clip(X.data, lower[X.indices], upper[X.indices])
             else:
                 X = X.toarray() if sparse.issparse(X) else X

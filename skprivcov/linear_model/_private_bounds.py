@@ -168,7 +168,9 @@ def finite_rows(X, y):
     (values read: after the charge)."""
     ok = np.isfinite(np.asarray(y, dtype=np.float64))
     if sparse.issparse(X):
-        X = X.tocsr()
+        # Duplicates summed first: a row is finite as its dense form is
+        # (two stored 1.7e308 sum to inf), the same rule for every format (§13.3).
+        X = canonical_sparse(X.tocsr(), dtype=np.float64)
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         ok[rows[~np.isfinite(X.data)]] = False
         return ok

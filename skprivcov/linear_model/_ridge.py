@@ -157,9 +157,9 @@ array-like of shape (n_columns, n_columns) or None, default=None
     alpha_ : float
         The regularisation strength used: ``alpha``, or the one "auto" chose
         (from public values and the release's published scale only). With a
-        box per feature, feature j is penalised by 2·alpha_·(s_j/max s)², s_j
-        its box's half-width (ridge in the boxes' units); inf when the model
-        predicts its private mean.
+        box per feature, feature j is penalised by 2·α·(s_j/max s)² with
+        α this value and s_j its box's half-width (ridge in the boxes'
+        units); inf when the model predicts its private mean.
 
     intercept_ : float
         The intercept (0.0 without ``fit_intercept``).

@@ -24,11 +24,17 @@ clipping radius r in whitened units. Step t, at budget ρ_t:
    x changes one y, hence one z, and ‖zzᵀ − z'z'ᵀ‖_F ≤ √2 in the unit
    ball), σ = Δ/√(2ρ_t) gives ρ_t-zCDP (BS16 Prop. 1.6).
 3. Ĉ_t = r²·S̃_t estimates the whitened second moment A Σ Aᵀ (clipping aside).
-   If t < T: U = Ĉ_t⁺ + η_t I, with η_t a public bound on the operator norm
-   of the noise r²σ_t·ν(d, β) (§0.3) plus a sampling allowance; A ← U^{−1/2} A,
-   r ← the Gaussian tail radius γ(d, β/m) (§0.3 eta): under U ⪰ AΣAᵀ every
-   whitened row lies within r with probability ≥ 1 − β.
-4. At t = T: Σ̂ = A^{−1} Ĉ_T A^{−T}.
+   If t < T: U = Ĉ_t⁺ + η_t I, with η_t the sampling allowance
+   (2√(d/m) + d/m)·‖Ĉ_t⁺‖ (the noise's positive part stays in Ĉ_t⁺);
+   A ← U^{−1/2} A, r ← min(γ(d, β'), r/√λ_min(U)): the Gaussian tail radius
+   (§0.3; under U ⪰ AΣAᵀ a whitened row lies within it with probability
+   ≥ 1 − β'), but never beyond the reach of the old region {‖Ay‖ ≤ r} in
+   the new coordinates, so that where the noise swamps the whitened scale
+   (U ≈ (1 + η)I) the region does not grow from step to step [choice;
+   issue 33].
+4. At t = T: Σ̂ = A^{−1} Ĉ_T A^{−T}, its eigenvalue floor the typical
+   spectral norm r²σ_T·2√d of the noise (§15's level), mapped to the data's
+   units along the best-resolved direction (÷‖A‖²).
 
 The first step clips at the public ``norm_bound`` B (A = I/B, r = 1), or at a
 private high quantile of ‖y_i‖ on a public log-grid (§18.1, the exponential
@@ -81,9 +87,6 @@ __all__ = [
     "tail_radius",
 ]
 
-# Failure probability of each confidence region (per step) [choice, as the
-# reference code's 0.1 for the covariance and 0.01 for the mean].
-BETA = 0.05
 # The smallest eigenvalue of a whitening step's U, relative to the whitened
 # scale 1 (public): bounds ‖A‖ so that no transformation can overflow.
 _SMALLEST_SHRINK = 2.0**-40
@@ -130,21 +133,6 @@ def tail_radius(d, beta):
     ≥ 1 − β for g ~ N(0, C), C ⪯ I_d (Laurent–Massart 2000, Lemma 1; §0.3)."""
     log = math.log(1.0 / beta)
     return math.sqrt(d + 2.0 * math.sqrt(d * log) + 2.0 * log)
-
-
-def _spectral_bound(d, beta):
-    """ν(d, β): ‖SGW(d)‖_op ≤ ν with probability ≥ 1 − β (§0.3), guarded at
-    d = 1 as §0.3 says."""
-    if d == 1:
-        return 2.0 + 2.0 * math.sqrt(2.0 * math.log(1.0 / beta))
-    log_d = math.log(d)
-    theta = (log_d / d) ** (1.0 / 3.0)
-    return (
-        2.0 * math.sqrt(d)
-        + 2.0 * d ** (1.0 / 6.0) * log_d ** (1.0 / 3.0)
-        + 6.0 * (1.0 + theta) * math.sqrt(log_d) / math.sqrt(math.log(1.0 + theta))
-        + 2.0 * math.sqrt(2.0 * math.log(1.0 / beta))
-    )
 
 
 def covariance_step_scale(n_rows, rho):
@@ -205,13 +193,6 @@ def _noisy_mean(mean, n_rows, part, rng):
 def _psd(matrix):
     values, vectors = linalg.eigh(matrix, check_finite=False)
     return values, vectors
-
-
-def _inverse_sqrt(matrix, floor):
-    """U^{−1/2} of a symmetric U with its eigenvalues floored at ``floor``."""
-    values, vectors = _psd(matrix)
-    values = np.maximum(values, floor)
-    return (vectors / np.sqrt(values)) @ vectors.T
 
 
 def _steps(parts, prefix):
@@ -292,6 +273,7 @@ def coinpress(
     site = "second moment" if centred else "pair second moment"
     whitening = np.eye(d) / bound
     clip = 1.0
+    reach = math.inf
     for part in steps[:-1]:
         moment = passes.second_moment(whitening, clip)
         estimate = clip**2 * _noisy_second_moment(moment, m, part, rng, site)
@@ -304,11 +286,19 @@ def coinpress(
         # the shrinking, 8× to 200× worse, benchmarks/bench_coinpress.py].
         eta = (2.0 * math.sqrt(d / m) + d / m) * float(values.max(initial=0.0))
         eta = max(eta, _SMALLEST_SHRINK)
-        upper = (vectors * (values + eta)) @ vectors.T
-        whitening = _inverse_sqrt(upper, eta) @ whitening
-        clip = _row_radius(
-            d, ROW_BETA_COVARIANCE, covariance_step_scale(m, part.cost.rho)
-        )
+        upper = values + eta
+        whitening = ((vectors / np.sqrt(upper)) @ vectors.T) @ whitening
+        # The next radius: the Gaussian tail γ, but never beyond the reach
+        # r/√min(U) of this step's region {‖Ay‖ ≤ r} in the new coordinates
+        # [choice; issue 33] (at the reach, the new region just holds the
+        # old one). Where the noise r²σ_t·2√d exceeds the whitened scale
+        # (few rows for d: n = 357, d = 30 at ρ = 1), U ≈ (1 + η)I and
+        # γ ≈ √d alone grew the region at every step (300× the covariance on
+        # breast cancer, benchmarks/bench_envelope_auc.py); with many rows
+        # min(U) ≈ η and the reach exceeds γ (the paper's step, unchanged).
+        reach = clip / math.sqrt(float(upper.min()))
+        sigma = covariance_step_scale(m, part.cost.rho)
+        clip = min(_row_radius(d, ROW_BETA_COVARIANCE, sigma), reach)
 
     if not centred:
         # Mean steps (MVMRec) in the coordinates of the current ellipsoid
@@ -323,7 +313,7 @@ def coinpress(
     rows = m if centred else n
     sigma = covariance_step_scale(rows, last.cost.rho)
     if len(steps) > 1:
-        clip = _row_radius(d, ROW_BETA_COVARIANCE, sigma)
+        clip = min(_row_radius(d, ROW_BETA_COVARIANCE, sigma), reach)
     if centred:
         moment = passes.second_moment(whitening, clip)
     else:
@@ -338,10 +328,15 @@ def coinpress(
     covariance = root @ root.T
     covariance = (covariance + covariance.T) / 2.0
     # The eigenvalue floor of the release: the last step's noise level in
-    # whitened units (§0.3 ν), in the data's units along the best-resolved
-    # direction (public values and the released whitening), and never below
-    # 2^−80 of the largest eigenvalue or 2^−900.
-    floor = clip**2 * sigma * _spectral_bound(d, BETA)
+    # whitened units, in the data's units along the best-resolved direction
+    # (public values and the released whitening), and never below 2^−80 of
+    # the largest eigenvalue or 2^−900. The level is the typical spectral
+    # norm 2√d·σ of the noise, as every estimator's floor (§15,
+    # ``noise_level``) [choice; issue 33]: the high-probability bound ν(d, β)
+    # of §0.3 (4.3× that at d = 30) floored away the directions that the
+    # breast cancer envelope needs (median AUC 0.953 against 0.97,
+    # benchmarks/bench_envelope_auc.py).
+    floor = clip**2 * sigma * 2.0 * math.sqrt(d)
     floor /= float(np.linalg.norm(whitening, 2)) ** 2
     top = float(np.linalg.eigvalsh(covariance).max(initial=0.0))
     floor = max(floor, top * 2.0**-80, 2.0**-900)

@@ -196,16 +196,19 @@ _ENTRIES = (
             "raw": {"projection": None},
             # numpy's continuous noise instead of the hardened default (§17).
             "float noise": {"noise": "float"},
-            # A public bound (the default is a private one inside the
-            # budget, §18.2).
-            "public bound": {"norm_bound": 1.0},
+            # The papers' setting: a public bound (the default is a private
+            # one inside the budget, §18.2) and the second moment.
+            "papers' setting": {"norm_bound": 1.0, "assume_centered": True},
             **_SECOND_MOMENT,
         },
         cli_name="gaussian",
         demo_budgets=("zcdp",),
         audits={
+            # The mechanism in the papers' setting: the statistic is built for
+            # the second moment of rows at norm 1 (the default's private bound
+            # moves the scale).
             "GaussianCovariance": AuditSpec(
-                "default", _ZCDP, "diagonal_gap", **_HALVED_SIGMA
+                "papers' setting", _ZCDP, "diagonal_gap", **_HALVED_SIGMA
             )
         },
         expected_failed_checks=_PRIVATE_CHECKS,
@@ -215,13 +218,15 @@ _ENTRIES = (
         {
             "default": {},
             "float noise": {"noise": "float"},
-            "public bound": {"norm_bound": 1.0},
+            "papers' setting": {"norm_bound": 1.0, "assume_centered": True},
             **_SECOND_MOMENT,
         },
         cli_name="laplace",
         demo_budgets=("pure",),
         audits={
-            "LaplaceCovariance": AuditSpec("default", _PURE, "clipped_gap", **_HALVED_B)
+            "LaplaceCovariance": AuditSpec(
+                "papers' setting", _PURE, "clipped_gap", **_HALVED_B
+            )
         },
         expected_failed_checks=_PRIVATE_CHECKS,
     ),
