@@ -203,6 +203,7 @@ def test_existing_files_are_kept_unless_forced(files, capsys):
     assert json.loads((files / "out.npy.json").read_text())["estimator"]
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_console_entry_point_runs(files):
     result = subprocess.run(
         [

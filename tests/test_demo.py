@@ -53,6 +53,7 @@ def test_demo_errors_are_the_clipped_centred_covariance_errors(demo_rows):
     assert rows["ZeroCovariance"][0.1][0] == pytest.approx(1.0)
 
 
+@pytest.mark.slow  # runs the demo: CI runs it
 def test_plot_is_a_png(demo_rows, tmp_path):
     pytest.importorskip("matplotlib")  # in the test extra: never skipped in CI
     path = tmp_path / "demo.png"
@@ -70,6 +71,7 @@ def _fast_demo(monkeypatch):
     )
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_demo_command_writes_the_png(monkeypatch, tmp_path, capsys):
     _fast_demo(monkeypatch)
     path = tmp_path / "out.png"
@@ -78,6 +80,7 @@ def test_demo_command_writes_the_png(monkeypatch, tmp_path, capsys):
     assert f"wrote {path}" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # runs the demo: CI runs it
 def test_demo_without_matplotlib_prints_the_table(monkeypatch, tmp_path, capsys):
     import sys
 
@@ -91,6 +94,7 @@ def test_demo_without_matplotlib_prints_the_table(monkeypatch, tmp_path, capsys)
     assert not path.exists()
 
 
+@pytest.mark.slow  # runs the demo: CI runs it
 def test_demo_no_plot(monkeypatch, tmp_path, capsys):
     _fast_demo(monkeypatch)
     monkeypatch.chdir(tmp_path)
@@ -99,6 +103,7 @@ def test_demo_no_plot(monkeypatch, tmp_path, capsys):
     assert "wrote" not in capsys.readouterr().out
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_demo_unwritable_plot(monkeypatch, tmp_path, capsys):
     _fast_demo(monkeypatch)
     target = tmp_path / "a-directory.png"

@@ -287,6 +287,7 @@ def test_a_mechanism_spending_more_than_its_budget_is_caught(data):
     assert est.privacy_spent_ == PrivacyCost.zcdp(0.3)
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_the_package_imports_and_fits_without_docstrings():
     """``python -OO`` strips docstrings; the shared docstring texts must cope."""
     import subprocess

@@ -106,6 +106,7 @@ def _brute_l1_projection(v, radius):
     return result.x
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_l1_projection_matches_optimiser_and_certificate():
     rng = np.random.default_rng(1)
     for _ in range(20):

@@ -395,6 +395,7 @@ def test_folds_choose_their_bounds_once_on_all_the_rows():
     assert unsupervised.X_norm_bound_ in norm_grid()
 
 
+@pytest.mark.slow  # utility over several fits: CI runs it
 def test_a_ridge_model_with_auto_bounds_beats_the_mean_with_budget():
     """Raw diabetes at ρ = 10, no bound given (the defaults, §18.5): the
     median test error over 10 splits is below 0.7 times the mean predictor's

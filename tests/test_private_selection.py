@@ -479,6 +479,7 @@ def test_the_prediction_score_neither_refuses_nor_quotes_a_value():
     assert value == pytest.approx(-(losses.sum() + 2 * 0.5) / 400, rel=1e-12)
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_the_search_picks_the_right_norm_bound():
     # Rows of norm ≈ 0.1: clipping at 0.1 loses little and has 100× less
     # noise than 1.0; at 0.01 it loses most of the signal.
@@ -542,6 +543,7 @@ def test_pure_candidates_make_a_pure_search():
     assert heldout.cost() == PrivacyCost.pure(2.0)
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_a_supervised_search_with_a_prediction_loss():
     rng = np.random.default_rng(6)
     X = rng.uniform(-0.4, 0.4, size=(20000, 3))

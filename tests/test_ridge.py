@@ -507,6 +507,7 @@ def test_auto_alpha_of_the_cv_search_is_a_multiple_of_the_pooled_formula():
     )
 
 
+@pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
 def test_auto_alpha_beats_a_small_fixed_alpha_at_a_small_budget():
     """Diabetes-like: few rows, ρ = 0.5. The penalty from the noise level keeps
     the model from fitting the noise (issue 20: alpha=1e-3 was up to 1.4×
