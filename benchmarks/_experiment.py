@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from _settings import in_papers_setting
 from joblib import Parallel, cpu_count, delayed
 
 
@@ -69,6 +70,7 @@ def _fit_errors(X, target, estimators, seeds, postprocess):
     errors = {name: [] for name in estimators}
     for seed in seeds:
         for name, estimator in estimators.items():
+            in_papers_setting(estimator)
             if "random_state" in estimator.get_params():
                 estimator.set_params(random_state=seed)
             released = postprocess(estimator.fit(X).covariance_)

@@ -5,7 +5,8 @@ bundled datasets brought into the unit ball the way a user with public
 feature bounds would (the recipe of docs/ridge.rst): each feature mapped to
 [0, 1] by its range (digits by its public pixel range [0, 16]), then every
 row divided by √d, so ‖x‖ ≤ 1 with norm_bound = 1. The target of every error
-is the second moment XᵀX/n (the default ``assume_centered=True``).
+is the second moment XᵀX/n (``assume_centered=True``, set with the bound 1 by
+``in_papers_setting``).
 """
 
 from functools import cache
@@ -61,11 +62,21 @@ def second_moment(X):
     return X.T @ X / X.shape[0]
 
 
+def in_papers_setting(estimator):
+    """``estimator`` at the papers' public bound 1 and their target, the
+    second moment (the library's defaults are a private bound and the centred
+    covariance since issue 33; these benchmarks reproduce the papers)."""
+    params = estimator.get_params(deep=False)
+    setting = {"norm_bound": 1.0, "assume_centered": True}
+    return estimator.set_params(**{k: v for k, v in setting.items() if k in params})
+
+
 def _errors_for_seed(label, estimators, seed):
     X = load(label)
     target = second_moment(X)
     errors = {}
     for name, estimator in estimators.items():
+        in_papers_setting(estimator)
         if "random_state" in estimator.get_params():
             estimator.set_params(random_state=seed)
         errors[name] = float(np.linalg.norm(estimator.fit(X).covariance_ - target))

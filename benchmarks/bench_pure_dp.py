@@ -14,6 +14,7 @@ import argparse
 import time
 
 import numpy as np
+from _settings import in_papers_setting
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
@@ -55,7 +56,9 @@ ESTIMATORS = {
 
 def _error(make, epsilon, seed, X, target):
     with threadpool_limits(1):
-        estimator = make().set_params(epsilon=epsilon, random_state=seed)
+        estimator = in_papers_setting(make()).set_params(
+            epsilon=epsilon, random_state=seed
+        )
         return np.linalg.norm(estimator.fit(X).covariance_ - target)
 
 
