@@ -41,7 +41,7 @@ import numpy as np
 from scipy import sparse
 from scipy.linalg import blas
 
-from skprivcov import _dask
+from skprivcov import _dask, _spark
 from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov._symmetric import mirror_upper, symmetrize
 
@@ -394,6 +394,8 @@ def _reduce(X, sums, *args):
     """``sums(X, *args)``, or for a dask array its sum over the blocks of X."""
     if _dask.is_dask_array(X):
         return _dask.reduce_blocks(X, sums, *args)
+    if _spark.is_spark_rows(X):
+        return _spark.reduce_partitions(X, sums, *args)
     return sums(X, *args)
 
 
