@@ -65,8 +65,20 @@ def canonical_sparse(matrix, *, dtype=None):
     return copy
 
 
+def _sequential_sums(squares):
+    """Σ_j s_j of each row, added left to right (``np.add.accumulate`` is
+    sequential by definition): the sum a CSR row's ``bincount`` computes over
+    its non-zeros in column order, since adding a zero changes nothing. So
+    every format gives the same bits for the same row (§19), whatever the
+    row's place in memory (a pairwise or SIMD sum depends on it)."""
+    if squares.shape[1] == 0:
+        return np.zeros(squares.shape[0])
+    return np.add.accumulate(squares, axis=1)[:, -1].copy()
+
+
 def _dense_row_norms(rows):
-    squared = np.einsum("ij,ij->i", rows, rows, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        squared = _sequential_sums(np.square(rows, dtype=np.float64))
     norms = np.sqrt(squared)
     unsafe = np.flatnonzero(~(_SMALLEST_SAFE_SQUARE <= squared) | np.isinf(squared))
     if unsafe.size:
@@ -75,13 +87,14 @@ def _dense_row_norms(rows):
         peak = np.where(finite, extreme.max(axis=1, initial=0.0), 1.0)
         scaled = extreme / np.where(peak > 0, peak, 1.0)[:, None]
         with np.errstate(over="ignore"):
-            recomputed = peak * np.linalg.norm(scaled, axis=1)
+            recomputed = peak * np.sqrt(_sequential_sums(scaled * scaled))
         norms[unsafe] = np.where(finite, recomputed, np.nan)
     return norms
 
 
 def _csr_row_norms(rows):
-    """Row norms of a canonical CSR matrix, one bincount over its entries."""
+    """Row norms of a canonical CSR matrix, one bincount over its entries
+    (sequential in column order within each row, as the dense sum)."""
     n_rows = rows.shape[0]
     owners = np.repeat(np.arange(n_rows), np.diff(rows.indptr))
     values = np.asarray(rows.data, dtype=np.float64)
@@ -119,16 +132,16 @@ def _fix_unsafe(norms, squared, owners, values):
 
 def _csc_row_norms(matrix, column_blocks):
     """Row norms of a canonical CSC matrix, summed one column block at a time
-    (``column_blocks`` yields (start, stop) column ranges)."""
+    (``column_blocks`` yields (start, stop) column ranges). ``np.add.at`` adds
+    in the order of the entries, column by column: each row's sum is the
+    sequential one of the dense and CSR paths (§19)."""
     n_rows = matrix.shape[0]
     squared = np.zeros(n_rows)
     for start, stop in column_blocks:
         low, high = matrix.indptr[start], matrix.indptr[stop]
         values = np.asarray(matrix.data[low:high], dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
-            squared += np.bincount(
-                matrix.indices[low:high], weights=values * values, minlength=n_rows
-            )
+            np.add.at(squared, matrix.indices[low:high], values * values)
     return _fix_unsafe(np.sqrt(squared), squared, matrix.indices, matrix.data)
 
 

@@ -31,9 +31,6 @@ non-zeros), except for rows of zeros, rows with a non-finite entry, and rows
 with entries beyond ~1e154 or below ~1e−154 (see ``_clipping``).
 """
 
-import contextlib
-import contextvars
-import math
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -43,7 +40,15 @@ from scipy.linalg import blas
 
 from skprivcov import _dask, _spark
 from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
-from skprivcov._symmetric import mirror_upper, symmetrize
+from skprivcov._fixed_point import (
+    BLOCK_ROWS,
+    FRACTION_BITS,
+    SHRINK,
+    UNIT,
+    ExactStatistic,
+    ExactTotal,
+)
+from skprivcov._symmetric import mirror_upper
 
 __all__ = [
     "NONFINITE_RULES",
@@ -53,19 +58,16 @@ __all__ = [
     "feature_counts",
     "floored_unit_sum",
     "norm_profile",
-    "record_summation_depth",
-    "recorded_summation_depths",
     "row_norm_counts",
-    "summation_depth",
     "unit_ball_statistics",
 ]
 
-# About 32 MiB of float64 per chunk: rows × features for dense input,
+# About 64 MiB of float64 per chunk: rows × features for dense input,
 # non-zeros for sparse input.
-_CHUNK_BYTES = 1 << 25
+_CHUNK_BYTES = 1 << 26
 _CHUNK_VALUES = _CHUNK_BYTES // 8
-_MAX_CHUNK_ROWS = 1 << 16
-_MIN_GROUP_ROWS = 1 << 13
+# Rows of a sparse block: their int64 Gram sums stay below 2^61.
+_SPARSE_BLOCK_ROWS = 1 << (61 - 2 * FRACTION_BITS)
 
 NONFINITE_RULES = ("raise", "zero")
 
@@ -74,36 +76,79 @@ UNIT_BITS = 52
 _HALF_BITS = 26
 
 
-class SufficientStatistics(NamedTuple):
-    """Statistics of the unit-ball rows z_i.
+class SufficientStatistics:
+    """Exact statistics of the unit-ball rows z_i, on the grid 2^−k (§19).
 
-    second_moment : (1/n) Σ z_i z_iᵀ, exactly symmetric.
-    mean : (1/n) Σ z_i, or None when not requested.
+    gram : ExactTotal, Σ a_i a_iᵀ with a_i = trunc(z_i·2^k), exactly symmetric.
+    sums : ExactTotal or None, Σ a_i (when the mean was requested).
     n_samples : n.
-    squared_units : Σ ⌊‖z_i‖²·2^52⌋, an exact int (see :attr:`trace`).
     """
 
-    second_moment: np.ndarray
-    mean: np.ndarray | None
-    n_samples: int
-    squared_units: int
+    def __init__(self, gram, sums, n_samples):
+        self.gram = gram
+        self.sums = sums
+        self.n_samples = n_samples
+        self._moment = None
+
+    @property
+    def second_moment(self):
+        """(1/n) Σ z'z'ᵀ of the rows on the grid (z' = a·2^−k), an
+        :class:`~skprivcov._fixed_point.ExactStatistic`."""
+        if self._moment is None:
+            self._moment = ExactStatistic.of(
+                self.gram, self.n_samples << (2 * FRACTION_BITS)
+            )
+        return self._moment
+
+    @property
+    def mean(self):
+        """(1/n) Σ z', an ExactStatistic, or None."""
+        if self.sums is None:
+            return None
+        return ExactStatistic.of(self.sums, self.n_samples << FRACTION_BITS)
+
+    @property
+    def squared_units(self):
+        """Σ_i ‖a_i‖², the trace of the Gram total, an exact int (units 2^−2k)."""
+        high, low = self.gram.normalised()
+        diagonal_high = int(np.diagonal(high).astype(object).sum())
+        diagonal_low = int(np.diagonal(low).astype(object).sum())
+        return (diagonal_high << 32) + diagonal_low
 
     @property
     def trace(self):
-        """(1/n) Σ ‖z_i‖², each term floored to a multiple of 2^−52, as an exact
-        Fraction: replacing one row moves it by at most 1/n exactly."""
-        return Fraction(self.squared_units, self.n_samples << UNIT_BITS)
+        """(1/n) Σ ‖z'_i‖², an exact Fraction: each row adds at most 1/n
+        (Σ_j a_ij² ≤ 2^{2k}), so replacing one row moves it by at most 1/n."""
+        return Fraction(self.squared_units, self.n_samples << (2 * FRACTION_BITS))
+
+    def augmented(self):
+        """The second moment of the augmented rows (z'/√2, 1/√2) of
+        docs/algorithms.rst §8.2, exactly: the integers
+        [[Σ a aᵀ, 2^k Σ a], [2^k Σ aᵀ, n·2^{2k}]] over 2n·2^{2k}."""
+        d = self.gram.shape[0]
+        n = self.n_samples
+        high, low = self.gram.normalised()
+        sums = self.sums.scaled(FRACTION_BITS)
+        sum_high, sum_low = sums.normalised()
+        corner = n << (2 * FRACTION_BITS)
+        parts = []
+        for block, vector, last in (
+            (high, sum_high, corner >> 32),
+            (low, sum_low, corner & 0xFFFFFFFF),
+        ):
+            part = np.empty((d + 1, d + 1), dtype=np.int64)
+            part[:d, :d] = block
+            part[:d, d] = part[d, :d] = vector
+            part[d, d] = last
+            parts.append(part)
+        return ExactStatistic.of(ExactTotal.from_parts(*parts), 2 * corner)
 
 
 def _rows_per_chunk(n_features, chunk_rows):
-    """``chunk_rows``, or by default about 32 MiB of float64 rows per chunk
-    (at most 2^16 rows)."""
+    """``chunk_rows``, or by default about 64 MiB of float64 rows per chunk,
+    at most one block of :data:`BLOCK_ROWS` rows (the exact GEMM's limit)."""
     if chunk_rows is None:
-        # At most 2^16 rows: a Gram entry then passes through at most about
-        # 2^16 + n/2^16 roundings, the depth that bounds its float error for
-        # hardened noise (§17), rather than the millions of rows of a chunk of
-        # very narrow data.
-        return max(1, min(_CHUNK_VALUES // n_features, _MAX_CHUNK_ROWS))
+        return max(1, min(_CHUNK_VALUES // n_features, BLOCK_ROWS))
     return chunk_rows
 
 
@@ -161,16 +206,6 @@ def _unit_norms(norms, factors, norm_bound):
     return unit
 
 
-def _trace_units(norms, factors, norm_bound):
-    """Σ⌊‖z‖²·2^52⌋ over the rows, ‖z‖ = min(‖x‖/B, 1) (0 for zero rows)."""
-    total = 0
-    for start in range(0, norms.size, _SLICE):
-        part = slice(start, start + _SLICE)
-        unit = _unit_norms(norms[part], factors[part], norm_bound)
-        total += floored_unit_sum(unit * unit)
-    return total
-
-
 def _dense_chunks(X, chunk_rows):
     """The rows of a dense X (array or memmap), chunk by chunk, as C-ordered
     float64 arrays that the caller must neither write nor keep.
@@ -192,23 +227,68 @@ def _dense_chunks(X, chunk_rows):
         yield rows
 
 
-def _group_rows(n_samples, chunk):
-    """Rows per group of chunks: whole chunks, at least max(2^13, 8√n) rows.
+def _fixed_point_factors(norms, norm_bound):
+    """2^k·c/max(‖x‖, B) per row (c = ``SHRINK``), 0 for rows with a
+    non-finite entry (norm NaN) and rows whose norm overflows: x times it,
+    truncated, are the integers a of a row in the unit ball (§19). Computed in
+    one division, so that the factor is normal even for norms near 1e308."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factors = (SHRINK * UNIT) / np.maximum(norms, norm_bound)
+    factors[np.isnan(norms)] = 0.0
+    return factors
 
-    Each group is summed into a buffer that starts at zero, and the groups are
-    then added one by one: whatever order BLAS sums a group's products in (its
-    own blocking included), a product passes through at most (group rows)
-    roundings there and one per later group, the depth that bounds the float
-    error for hardened noise (docs/algorithms.rst §17). Groups of about 8√n
-    rows keep that near 8√n, and the extra additions (one d × d sum per group)
-    small next to the products."""
-    wanted = max(_MIN_GROUP_ROWS, 8 * math.isqrt(max(n_samples, 1)) + 8)
-    return chunk * max(1, -(-wanted // chunk))
+
+# A row of integers is in the unit ball when Σ a_j² ≤ 2^{2k}.
+_UNIT_SQUARE = float(1 << (2 * FRACTION_BITS))
+
+
+def _dense_to_grid(rows, spare):
+    """The grid integers of scaled rows (‖row‖ ≤ 2^k), in place in ``rows``
+    (``spare``: a buffer of the same shape).
+
+    Each row is rounded to the nearest integers, unless that takes it out of
+    the ball (Σ a_j² > 2^{2k}, exact: integers below 2^53), in which case it
+    is truncated toward zero, which never increases a norm: a public rule of
+    the row alone (§19), unbiased inside the ball where truncation alone
+    would shrink every coordinate by half a unit on average. Constant work:
+    both roundings of every row are computed."""
+    nearest = np.rint(rows, out=spare)
+    outside = np.einsum("ij,ij->i", nearest, nearest) > _UNIT_SQUARE
+    np.trunc(rows, out=rows)
+    np.copyto(rows, nearest, where=~outside[:, None])
+    return rows
+
+
+def _values_to_grid(values, owners, n_rows):
+    """:func:`_dense_to_grid` for the stored values of a sparse matrix
+    (``owners``: the row of each value), as int64."""
+    nearest = np.rint(values)
+    squares = np.bincount(owners, weights=nearest * nearest, minlength=n_rows)
+    inside = (squares <= _UNIT_SQUARE)[owners]
+    np.trunc(values, out=values)
+    np.copyto(values, nearest, where=inside)
+    return values.astype(np.int64)
+
+
+def _dense_block(chunk, norm_bound, scaled, spare):
+    """(the integers a of a chunk's rows, as exact float64 in ``scaled``,
+    non-finite rows). Rows with a non-finite entry become rows of zeros here
+    whatever the rule (``nonfinite="raise"`` refuses after the pass)."""
+    norms = row_norms(chunk)
+    factors = _fixed_point_factors(norms, norm_bound)
+    with np.errstate(invalid="ignore", over="ignore"):
+        rows = np.multiply(chunk, factors[:, None], out=scaled[: len(chunk)])
+    # A row with a non-finite entry has the factor 0: its finite entries are
+    # now 0 and its non-finite ones NaN, which become 0 too.
+    rows[~np.isfinite(rows)] = 0.0
+    return _dense_to_grid(rows, spare[: len(chunk)]), int(np.isnan(norms).sum())
 
 
 def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
-    """Σ z zᵀ (and Σ z) by in-place symmetric rank-k updates (dsyrk), group of
-    chunks by group of chunks (:func:`_group_rows`).
+    """(Σ a aᵀ, Σ a or None, non-finite rows) of a dense X, chunk by chunk:
+    each chunk of at most ``BLOCK_ROWS`` rows is truncated onto the grid and
+    multiplied by a symmetric rank-k update (dsyrk), exact in float64 (§19),
+    and added to the integer total.
 
     Every chunk is scaled row by row into one reused buffer, whether or not it
     has a row to clip: a shortcut for chunks without one would make the
@@ -217,56 +297,36 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
     whose threads contend with SciPy's; docs/developers.rst, measurements).
     """
     n_samples, n_features = X.shape
-    group_rows = _group_rows(n_samples, min(chunk_rows, max(n_samples, 1)))
-    # One group (n ≤ group_rows) is summed straight into the result.
-    grouped = n_samples > group_rows
-    gram = np.zeros((n_features, n_features), order="F")
-    partial = np.zeros_like(gram) if grouped else gram
-    total = np.zeros(n_features) if with_mean else None
-    partial_total = None
-    if with_mean:
-        partial_total = np.zeros(n_features) if grouped else total
-    scaled = np.empty((min(chunk_rows, n_samples), n_features))
-    units, n_bad, in_group = 0, 0, 0
+    chunk_rows = min(chunk_rows, BLOCK_ROWS)
+    gram = ExactTotal((n_features, n_features))
+    total = ExactTotal((n_features,)) if with_mean else None
+    scaled = np.empty((min(chunk_rows, max(n_samples, 1)), n_features))
+    spare = np.empty_like(scaled)
+    n_bad = 0
     for chunk in _dense_chunks(X, chunk_rows):
-        norms = row_norms(chunk)
-        factors = unit_ball_factors(norms, norm_bound)
-        with np.errstate(invalid="ignore"):
-            rows = np.multiply(chunk, factors[:, None], out=scaled[: len(chunk)])
-        bad = np.flatnonzero(np.isnan(norms))
-        n_bad += bad.size
-        if nonfinite == "zero":
-            rows[bad] = 0.0
-        units += _trace_units(norms, factors, norm_bound)
-        # rows.T is Fortran-ordered: BLAS reads it in place.
-        partial = blas.dsyrk(1.0, rows.T, beta=1.0, c=partial, trans=0, overwrite_c=1)
+        rows, bad = _dense_block(chunk, norm_bound, scaled, spare)
+        n_bad += bad
+        # rows.T is Fortran-ordered: BLAS reads it in place. The upper
+        # triangle only (the lower one mirrors it at the end).
+        block = blas.dsyrk(1.0, rows.T, trans=0, lower=0)
+        gram.add(block, len(rows) << (2 * FRACTION_BITS))
         if with_mean:
-            ones = np.ones(len(rows))
-            partial_total = blas.dgemv(
-                1.0, rows.T, ones, beta=1.0, y=partial_total, overwrite_y=1
-            )
-        in_group += len(rows)
-        if grouped and in_group >= group_rows:
-            gram += partial
-            partial.fill(0.0)
-            if with_mean:
-                total += partial_total
-                partial_total.fill(0.0)
-            in_group = 0
-    if grouped and in_group:
-        gram += partial
-        if with_mean:
-            total += partial_total
-    if not grouped:
-        gram, total = partial, partial_total
-    # dsyrk wrote the upper triangle only. The transpose of the symmetric
-    # Fortran-ordered result is the same matrix, C-ordered, without a copy.
-    return mirror_upper(gram).T, total, units, n_bad
+            total.add(rows.sum(axis=0), len(rows) << FRACTION_BITS)
+    _mirror_total(gram)
+    return gram, total, n_bad
+
+
+def _mirror_total(gram):
+    """The strict lower triangle of both halves from the upper one."""
+    high, low = gram.normalised()
+    mirror_upper(high)
+    mirror_upper(low)
 
 
 def _csr_block(X, start, stop):
     """Rows start:stop of a CSR matrix as a new canonical float64 CSR matrix
-    (duplicates summed: the rows as every product reads them)."""
+    (duplicates summed: the rows as every product reads them), whose values
+    are its own copy."""
     low, high = X.indptr[start], X.indptr[stop]
     block = sparse.csr_matrix(
         (
@@ -279,108 +339,109 @@ def _csr_block(X, start, stop):
     return canonical_sparse(block)
 
 
-def _scaled_csr_block(block, norm_bound, nonfinite):
-    """(the block's rows z, their squared-norm units, non-finite rows)."""
+def _integer_csr_block(block, norm_bound):
+    """(the block's integer rows a as an int64 CSR matrix, non-finite rows)."""
     norms = row_norms(block)
-    factors = unit_ball_factors(norms, norm_bound)
-    lengths = np.diff(block.indptr)
-    # Each stored value times its row's factor: the same non-zeros.
-    with np.errstate(invalid="ignore"):
-        values = block.data * np.repeat(factors, lengths)
+    factors = _fixed_point_factors(norms, norm_bound)
+    owners = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
+    # In place: the block's values are its own copy (``_csr_block``).
+    values = block.data
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.multiply(values, factors[owners], out=values)
+    values[~np.isfinite(values)] = 0.0
+    values = _values_to_grid(values, owners, block.shape[0])
     bad = np.isnan(norms)
-    if nonfinite == "zero" and bad.any():
-        values[np.repeat(bad, lengths)] = 0.0
     rows = sparse.csr_matrix((values, block.indices, block.indptr), shape=block.shape)
-    return rows, _trace_units(norms, factors, norm_bound), int(bad.sum())
+    return rows, int(bad.sum())
 
 
 def _csr_gram(X, norm_bound, chunk_rows, with_mean, nonfinite):
-    """Σ z zᵀ (and Σ z) for a CSR matrix, row block by row block."""
+    """(Σ a aᵀ, Σ a or None, non-finite rows) of a CSR matrix, row block by row
+    block: int64 sparse products, exact (the block's sums stay below 2^61)."""
     n_samples, n_features = X.shape
-    gram = np.zeros((n_features, n_features))
-    total = np.zeros(n_features) if with_mean else None
-    units, n_bad = 0, 0
-    for start, stop in _sparse_blocks(X.indptr, chunk_rows or n_samples):
-        rows, block_units, block_bad = _scaled_csr_block(
-            _csr_block(X, start, stop), norm_bound, nonfinite
-        )
-        units, n_bad = units + block_units, n_bad + block_bad
+    gram = ExactTotal((n_features, n_features))
+    total = ExactTotal((n_features,)) if with_mean else None
+    n_bad = 0
+    max_rows = min(chunk_rows or n_samples, _SPARSE_BLOCK_ROWS)
+    for start, stop in _sparse_blocks(X.indptr, max_rows):
+        rows, block_bad = _integer_csr_block(_csr_block(X, start, stop), norm_bound)
+        n_bad += block_bad
+        rows_count = stop - start
         # Densified before adding: a dense add beats scattering the
         # non-zeros into the Gram matrix (docs/developers.rst, measurements).
-        gram += (rows.T @ rows).toarray()
+        gram.add((rows.T @ rows).toarray(), rows_count << (2 * FRACTION_BITS))
         if with_mean:
-            total += np.asarray(rows.sum(axis=0)).ravel()
-    return symmetrize(gram), total, units, n_bad
-
-
-# Rows whose 1/max(‖x‖, B) lies outside [2^−500, 2^500] (entries beyond ~1e150,
-# or a bound below ~1e−150) would over- or underflow the weight (1/max(‖x‖, B))²
-# of the CSC path; they are added separately.
-_EXTREME_SCALE = 2.0**500
-
-
-def _csc_factors(X, norm_bound, nonfinite):
-    """(X ready for the products, factors, trace units, non-finite row count).
-
-    The row norms take one pass over the columns and O(n) memory. Under
-    ``nonfinite="zero"`` the entries of non-finite rows are zeroed in a copy
-    of the values (0·NaN would be NaN).
-    """
-    blocks = _sparse_blocks(X.indptr, X.shape[1])
-    norms = row_norms(X, column_blocks=blocks)
-    factors = unit_ball_factors(norms, norm_bound)
-    bad = np.isnan(norms)
-    if nonfinite == "zero" and bad.any():
-        X = sparse.csc_matrix(
-            (np.where(bad[X.indices], 0.0, X.data), X.indices, X.indptr),
-            shape=X.shape,
-        )
-    units = _trace_units(norms, factors, norm_bound)
-    return X, factors, units, int(bad.sum())
+            total.add(np.asarray(rows.sum(axis=0)).ravel(), rows_count << FRACTION_BITS)
+    return gram, total, n_bad
 
 
 def _csc_gram(X, norm_bound, chunk_columns, with_mean, nonfinite):
-    """Σ z zᵀ (and Σ z) for a CSC matrix, column block by column block.
-
-    Column block J of the Gram matrix is Xᵀ·D²·X_J with D = diag(1/max(‖x‖, B)):
-    only the block X_J is copied (weighted); Xᵀ is a view (CSR) of X.
-    """
+    """(Σ a aᵀ, Σ a or None, non-finite rows) of a CSC matrix, by column blocks
+    (each ~``_CHUNK_VALUES`` non-zeros, never the whole matrix copied): a first
+    pass takes each row's norm and Σ of its nearest integers' squares (the
+    rule of :func:`_dense_to_grid`), then block (I, J) of the Gram matrix is
+    A_Iᵀ·A_J with the int64 integers of the two blocks, exact while
+    n·2^{2k} < 2^61. Taller matrices take the CSR path (one conversion)."""
     n_samples, n_features = X.shape
+    if n_samples > _SPARSE_BLOCK_ROWS:
+        return _csr_gram(X.tocsr(), norm_bound, None, with_mean, nonfinite)
     # Duplicates summed in float64 whatever the input dtype, as the CSR path
-    # sums them (§13.3; review of issue 33: float32 CSC summed them in float32).
+    # sums them (§13.3).
     X = canonical_sparse(X, dtype=np.float64)
-    X, factors, units, n_bad = _csc_factors(X, norm_bound, nonfinite)
-    extreme = (factors > 0.0) & (
-        (factors < 1.0 / _EXTREME_SCALE) | (factors > _EXTREME_SCALE)
-    )
-    weights = np.where(extreme, 0.0, np.minimum(factors, _EXTREME_SCALE) ** 2)
-    gram = np.zeros((n_features, n_features))
-    # A block of the Gram matrix is dense: d × width values, ~32 MiB by default.
     width = chunk_columns or _rows_per_chunk(n_features, None)
-    for start, stop in _sparse_blocks(X.indptr, width):
+    blocks = list(_sparse_blocks(X.indptr, width))
+    norms = row_norms(X, column_blocks=blocks)
+    factors = _fixed_point_factors(norms, norm_bound)
+    n_bad = int(np.isnan(norms).sum())
+    del norms  # O(n) memory: a few vectors of n values at a time
+
+    def scaled(start, stop):
         low, high = X.indptr[start], X.indptr[stop]
-        indices = X.indices[low:high]
-        with np.errstate(invalid="ignore"):
-            values = X.data[low:high] * weights[indices]
-        block = sparse.csc_matrix(
-            (values, indices, X.indptr[start : stop + 1] - low),
-            shape=(n_samples, stop - start),
+        rows = X.indices[low:high]
+        with np.errstate(invalid="ignore", over="ignore"):
+            values = X.data[low:high] * factors[rows]
+        values[~np.isfinite(values)] = 0.0
+        return values, rows, X.indptr[start : stop + 1] - low
+
+    squares = np.zeros(n_samples)
+    for start, stop in blocks:
+        values, rows, _ = scaled(start, stop)
+        np.rint(values, out=values)
+        # Integers below 2^53: exact in any order.
+        np.add.at(squares, rows, values * values)
+    inside = squares <= _UNIT_SQUARE
+    del squares
+
+    def integers(start, stop):
+        values, rows, indptr = scaled(start, stop)
+        nearest = np.rint(values)
+        np.trunc(values, out=values)
+        np.copyto(values, nearest, where=inside[rows])
+        del nearest
+        return sparse.csc_matrix(
+            (values.astype(np.int64), rows, indptr), shape=(n_samples, stop - start)
         )
-        gram[:, start:stop] = (X.T @ block).toarray()
-    if extreme.any():
-        # Rare, like the overflow path of the norms: scaled before the product.
-        rows = X[np.flatnonzero(extreme)].toarray() * factors[extreme, None]
-        gram += rows.T @ rows
+
+    gram = np.zeros((n_features, n_features), dtype=np.int64)
+    sums = np.zeros(n_features, dtype=np.int64)
+    for position, (start, stop) in enumerate(blocks):
+        right = integers(start, stop)
+        sums[start:stop] = np.asarray(right.sum(axis=0)).ravel()
+        for first, last in blocks[: position + 1]:
+            left = right if first == start else integers(first, last)
+            gram[first:last, start:stop] = (left.T @ right).toarray()
+    mirror_upper(gram)
+    gram_total = ExactTotal((n_features, n_features))
+    gram_total.add(gram, n_samples << (2 * FRACTION_BITS))
     total = None
     if with_mean:
-        with np.errstate(invalid="ignore"):
-            total = X.T @ factors
-    return symmetrize(gram), total, units, n_bad
+        total = ExactTotal((n_features,)).add(sums, n_samples << FRACTION_BITS)
+    return gram_total, total, n_bad
 
 
 def _gram_sums(X, norm_bound, chunk_rows, with_mean, nonfinite):
-    """(Σ z zᵀ, Σ z or None, Σ⌊‖z‖²·2^52⌋, non-finite rows) over the rows of an
-    array, memmap or sparse matrix."""
+    """(Σ a aᵀ, Σ a or None, non-finite rows) over the rows of an array,
+    memmap or sparse matrix, as exact integer totals (§19)."""
     if not sparse.issparse(X):
         return _dense_gram(
             X, norm_bound, _rows_per_chunk(X.shape[1], chunk_rows), with_mean, nonfinite
@@ -415,65 +476,6 @@ def _refuse_nonfinite(n_bad, nonfinite):
         )
 
 
-# The summation depths of the statistics computed in the current fit (None
-# outside one): hardened noise bounds the float error of a Gram matrix by its
-# depth (docs/algorithms.rst §17).
-_DEPTHS = contextvars.ContextVar("skprivcov_summation_depths", default=None)
-
-
-@contextlib.contextmanager
-def recorded_summation_depths():
-    """Within this context, every :func:`unit_ball_statistics` records a public
-    bound on its summation depth, and :func:`summation_depth` returns the
-    largest one recorded (a fit's statistics are all computed before its noise
-    is drawn). Outside, it returns the bound for any order of summation."""
-    token = _DEPTHS.set([])
-    try:
-        yield
-    finally:
-        _DEPTHS.reset(token)
-
-
-def record_summation_depth(depth):
-    """Record a public depth bound in the current fit's scope (if any): a
-    caller whose statistics' own depths would depend on private facts (the
-    class sizes of LDA) records one that holds for all of them."""
-    depths = _DEPTHS.get()
-    if depths is not None:
-        depths.append(depth)
-
-
-def summation_depth(n_samples):
-    """A public bound on the number of roundings that any term of a Gram entry
-    went through in the statistics of the current fit: the largest recorded
-    depth, or n + 8 (any order of summation of n products) when none is."""
-    depths = _DEPTHS.get()
-    return max(depths) if depths else n_samples + 8
-
-
-def _dense_depth(n_samples, n_features, chunk_rows):
-    """The dense path's depth: within a group of S rows (:func:`_group_rows`),
-    a sum of S products and a zero in any order (at most S additions, BLAS's
-    own blocking included) after the product's rounding, then one addition per
-    later group, then the division by n and the augmentation's weight: at most
-    S + ⌈n/S⌉ + 8 (public: n, d, the chunk)."""
-    chunk = min(_rows_per_chunk(n_features, chunk_rows), max(n_samples, 1))
-    group = min(_group_rows(n_samples, chunk), max(n_samples, 1))
-    return group + math.ceil(n_samples / group) + 8
-
-
-def _depth(X, chunk_rows):
-    """A public bound on the summation depth of the statistics of X: the dense
-    path's for arrays and memmaps; n + 8 (any order) for sparse input, whose
-    blocks hold a number of rows that depends on the non-zeros, and for dask
-    arrays (so that every dask array, of dense or sparse blocks, gets the same
-    noise as the others)."""
-    n_samples, n_features = X.shape
-    if _dask.is_dask_array(X) or sparse.issparse(X):
-        return n_samples + 8
-    return _dense_depth(n_samples, n_features, chunk_rows)
-
-
 def unit_ball_statistics(
     X, norm_bound, *, with_mean=False, nonfinite="raise", chunk_rows=None
 ):
@@ -501,14 +503,11 @@ def unit_ball_statistics(
     stats : SufficientStatistics
     """
     _check_rule(nonfinite)
-    n_samples = X.shape[0]
-    record_summation_depth(min(_depth(X, chunk_rows), n_samples + 8))
-    gram, total, units, n_bad = _reduce(
+    gram, total, n_bad = _reduce(
         X, _gram_sums, float(norm_bound), chunk_rows, with_mean, nonfinite
     )
     _refuse_nonfinite(n_bad, nonfinite)
-    mean = total / n_samples if with_mean else None
-    return SufficientStatistics(gram / n_samples, mean, n_samples, int(units))
+    return SufficientStatistics(gram, total, X.shape[0])
 
 
 # Exponents e = ceil(log2 ‖z‖) of non-zero float64 norms in the unit ball lie in

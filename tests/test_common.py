@@ -13,9 +13,14 @@ from sklearn.utils.estimator_checks import (
 )
 
 from skprivcov import PrivacyCost, ZeroCovariance
+from skprivcov._fixed_point import FRACTION_BITS
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.utils import all_estimators, instances, registry
+
+# Rows are taken on the grid 2^−k (docs/algorithms.rst §19): an entry of a unit
+# second moment moves by at most 2·2^−k + 2^−31.
+ON_GRID = 2.0 ** (1 - FRACTION_BITS) + 2.0**-31
 
 REGISTRY = registry()
 # The estimators as constructed without arguments, and every other registered
@@ -178,7 +183,10 @@ def test_huge_budget_gives_the_non_private_second_moment(estimator, unit_data):
         **_huge_budget(estimator),
     )
     est.fit(X)
-    np.testing.assert_allclose(est.covariance_, X.T @ X / len(X), atol=1e-6)
+    # The rows on the grid 2^−k (§19): within B²·(2·2^−k + 2^−31) per entry.
+    np.testing.assert_allclose(
+        est.covariance_, X.T @ X / len(X), atol=9.0 * ON_GRID + 1e-6
+    )
     np.testing.assert_array_equal(est.location_, np.zeros(6))
 
 
@@ -213,8 +221,12 @@ def test_huge_budget_centred_matches_empirical_covariance(estimator, unit_data):
     )
     est.fit(X)
     reference = EmpiricalCovariance().fit(X)
-    np.testing.assert_allclose(est.location_, reference.location_, atol=1e-6)
-    np.testing.assert_allclose(est.covariance_, reference.covariance_, atol=1e-6)
+    # B = 5: the grid moves the mean by B·2^−k, the covariance by B²·(3·2^−k)
+    # (the second moment, and the mean's square).
+    np.testing.assert_allclose(est.location_, reference.location_, atol=5 * ON_GRID)
+    np.testing.assert_allclose(
+        est.covariance_, reference.covariance_, atol=25 * 1.5 * ON_GRID + 1e-6
+    )
 
 
 def test_zero_covariance_spends_nothing_and_reads_no_values(unit_data):

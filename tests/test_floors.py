@@ -60,7 +60,8 @@ def test_every_runtime_dependency_is_tested_at_its_floor():
 def test_every_library_the_package_imports_is_declared():
     """A library imported by skprivcov is a runtime dependency with a floor,
     or the optional extra that a function imports when it needs it."""
-    optional = {"dask", "matplotlib"}  # the dask and plot extras
+    # the dask, distributed, spark and plot extras
+    optional = {"dask", "distributed", "matplotlib", "pyspark", "pyarrow"}
     distribution = {"sklearn": "scikit-learn"}
     imported = set()
     for path in (ROOT / "skprivcov").rglob("*.py"):

@@ -18,6 +18,7 @@ from skprivcov import (
     ZeroCovariance,
 )
 from skprivcov._constraints import BUDGET_RANGE, NORM_BOUND_RANGE
+from skprivcov._fixed_point import FRACTION_BITS
 from skprivcov._stats import norm_profile, unit_ball_statistics
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge
@@ -317,9 +318,15 @@ def test_the_private_traces_are_exact():
         )
         return adaptive, unit_ball_statistics(X, 1.0).trace
 
+    # The second trace is of the rows on the grid 2^−k (§19): each squared
+    # norm within 2·2^−k + 2^−31 of the row's own.
+    on_grid = 2.0 ** (1 - FRACTION_BITS) + 2.0**-31
     for first, second in zip(exact_traces(norms), exact_traces(neighbour), strict=True):
         assert abs(first - second) == Fraction(1, n)
-        assert math.isclose(float(first), float(np.mean(norms**2)), rel_tol=1e-12)
+    truth = float(np.mean(norms**2))
+    adaptive, gram = exact_traces(norms)
+    assert math.isclose(float(adaptive), truth, rel_tol=1e-12)
+    assert abs(float(gram) - truth) <= on_grid
 
 
 @pytest.mark.parametrize("nonfinite", ["zero", "raise"])

@@ -28,16 +28,10 @@ that means to alter releases, and say so in that change::
 
 A new variant fails here until it is added the same way.
 
-``tests/data/release_digests_float.json`` holds the releases of the same
-variants from before hardened noise (docs/algorithms.rst §17): with
-``noise="float"`` (set on the variant and on every estimator inside it) a
-release must still be those, so the float path is the old one, unchanged.
-Variants added since have no float record; the file is never regenerated.
-Records are only ever removed, where a mechanism changed its release by
-design: AutoCovariance (its shrinkage step, docs/algorithms.rst §3.9a, issue
-33) and PrivateEllipticEnvelope, whose default estimator it is. (The
-defaults that changed in issue 33, a private bound and the centred
-covariance, are set back to those of that time for the comparison.)
+The float path's releases from before hardened noise (issue 24) were kept
+in ``tests/data/release_digests_float.json`` until issue 34 put every
+statistic on the grid 2^−20 of docs/algorithms.rst §19, which changes every
+release of every path by design; the file is gone with them.
 """
 
 import hashlib
@@ -52,12 +46,9 @@ import scipy
 import scipy.linalg  # loads SciPy's BLAS, for threadpool_info
 from threadpoolctl import threadpool_info
 
-from skprivcov import GaussianCovariance
-from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.utils import instances
 
 DIGESTS = Path(__file__).parent / "data" / "release_digests.json"
-FLOAT_DIGESTS = Path(__file__).parent / "data" / "release_digests_float.json"
 VARIANTS = instances()
 
 
@@ -138,65 +129,6 @@ def test_the_release_of_every_variant_is_unchanged(name, estimator, recorded):
     assert matches(published(estimator), expected, same_environment), (
         f"{name}'s release changed"
     )
-
-
-def _with_float_noise(estimator):
-    """The variant with ``noise="float"`` wherever an estimator has it (a
-    consumer's default estimator made explicit first)."""
-    if estimator.get_params(deep=False).get("estimator", "absent") is None:
-        if hasattr(estimator, "_default_estimator"):
-            default = estimator._default_estimator()
-        else:
-            default = GaussianCovariance()  # the ridge models' and FoldReleases'
-        estimator.set_params(estimator=default)
-    params = estimator.get_params(deep=True)
-    estimator.set_params(
-        **{key: "float" for key in params if key.split("__")[-1] == "noise"}
-    )
-    # The defaults of those days: a public bound 1 and the second moment (the
-    # private bounds and the centred covariance became the defaults in issue
-    # 33; a variant that sets them itself has a name of its own).
-    old_defaults = {
-        "norm_bound": ("auto", 1.0),
-        "X_norm_bound": ("auto", 1.0),
-        "y_bound": ("auto", 1.0),
-        "assume_centered": (False, True),
-    }
-
-    def owner(key):
-        prefix = key.rpartition("__")[0]
-        return params[prefix] if prefix else estimator
-
-    estimator.set_params(
-        **{
-            key: old_defaults[leaf][1]
-            for key, value in params.items()
-            if (leaf := key.split("__")[-1]) in old_defaults
-            and value is not None
-            and value == old_defaults[leaf][0]
-            # (FoldReleases's own assume_centered was False already.)
-            and (
-                leaf != "assume_centered"
-                or isinstance(owner(key), BasePrivateCovariance)
-            )
-        }
-    )
-    return estimator
-
-
-FLOAT_RECORDED = json.loads(FLOAT_DIGESTS.read_text())
-OLD_VARIANTS = [(n, e) for n, e in VARIANTS if n in FLOAT_RECORDED["releases"]]
-
-
-@pytest.mark.release_digests
-@pytest.mark.parametrize(
-    ("name", "estimator"), OLD_VARIANTS, ids=[n for n, _ in OLD_VARIANTS]
-)
-def test_float_noise_releases_what_it_released_before_hardening(name, estimator):
-    recorded = FLOAT_RECORDED
-    estimator = _with_float_noise(estimator)
-    same_environment = recorded["environment"] == environment()
-    assert matches(published(estimator), recorded["releases"][name], same_environment)
 
 
 def test_every_record_is_of_a_registered_variant(recorded):

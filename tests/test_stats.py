@@ -13,6 +13,13 @@ from skprivcov._stats import norm_profile, unit_ball_statistics
 from skprivcov._symmetric import mirror_upper, symmetrize
 
 
+# The rows are on the grid 2^−k (docs/algorithms.rst §19): each coordinate of a
+# unit-ball row moves by at most 2^−k (and by the factor 1 − 2^−32), so an entry
+# of the second moment by at most 2·2^−k + 2^−31, of the mean by 2^−k + 2^−32.
+GRID_MOMENT = 2.0 ** (1 - _stats.FRACTION_BITS) + 2.0**-31
+GRID_MEAN = 2.0**-_stats.FRACTION_BITS + 2.0**-32
+
+
 def _reference(X, bound):
     norms = np.linalg.norm(X, axis=1)
     Z = X / np.maximum(norms, bound)[:, None]
@@ -29,8 +36,8 @@ def data():
 def test_chunked_statistics_equal_the_direct_computation(data, chunk_rows):
     stats = unit_ball_statistics(data, 2.0, with_mean=True, chunk_rows=chunk_rows)
     second_moment, mean = _reference(data, 2.0)
-    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
-    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(stats.second_moment, second_moment, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, mean, atol=GRID_MEAN)
     np.testing.assert_array_equal(stats.second_moment, stats.second_moment.T)
     assert stats.n_samples == 103
 
@@ -40,8 +47,8 @@ def test_rows_are_clipped_to_the_bound_and_scaled_into_the_unit_ball():
     stats = unit_ball_statistics(X, 1.0, with_mean=True)
     # Row 1 (norm 5) is clipped to norm 1; row 2 is inside; row 3 is zero.
     expected = (np.outer([0.6, 0.8], [0.6, 0.8]) + np.outer([0.3, 0.4], [0.3, 0.4])) / 3
-    np.testing.assert_allclose(stats.second_moment, expected)
-    np.testing.assert_allclose(stats.mean, [0.3, 0.4])
+    np.testing.assert_allclose(stats.second_moment, expected, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, [0.3, 0.4], atol=GRID_MEAN)
     assert np.trace(unit_ball_statistics(X * 1e3, 0.5).second_moment) <= 1.0
 
 
@@ -52,8 +59,8 @@ def test_sparse_input_gives_the_dense_statistics(data, fmt):
     X = sparse.csr_matrix(data).asformat(fmt).tocsr()
     stats = unit_ball_statistics(X, 2.0, with_mean=True, chunk_rows=10)
     second_moment, mean = _reference(data, 2.0)
-    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
-    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(stats.second_moment, second_moment, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, mean, atol=GRID_MEAN)
 
 
 @pytest.mark.parametrize("make", [np.asarray, sparse.csr_matrix, sparse.csc_matrix])
@@ -63,8 +70,8 @@ def test_tiny_or_huge_rows_are_clipped_by_their_true_norm(make, scale):
     X = np.array([[3.0, 4.0], [0.5, 0.0], [0.0, 0.0]]) * scale
     stats = unit_ball_statistics(make(X), scale, with_mean=True)
     expected = np.outer([0.6, 0.8], [0.6, 0.8]) + np.diag([0.25, 0.0])
-    np.testing.assert_allclose(stats.second_moment, expected / 3, rtol=1e-14)
-    np.testing.assert_allclose(stats.mean, [1.1 / 3, 0.8 / 3], rtol=1e-14)
+    np.testing.assert_allclose(stats.second_moment, expected / 3, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, [1.1 / 3, 0.8 / 3], atol=GRID_MEAN)
     profile = norm_profile(make(X), scale)
     assert profile.counts.sum() == 2 and profile.counts[-1] == 1
 
@@ -75,7 +82,7 @@ def test_huge_entries_do_not_overflow_the_norm(make):
     X = make(np.array([[3e200, 4e200], [0.5, 0.0]]))
     stats = unit_ball_statistics(X, 1.0)
     expected = (np.outer([0.6, 0.8], [0.6, 0.8]) + np.diag([0.25, 0.0])) / 2
-    np.testing.assert_allclose(stats.second_moment, expected)
+    np.testing.assert_allclose(stats.second_moment, expected, atol=GRID_MOMENT)
 
 
 def _sparse_data(data):
@@ -91,8 +98,8 @@ def test_csc_input_is_reduced_by_column_blocks(data, chunk_rows):
     X = sparse.csc_matrix(data)
     stats = unit_ball_statistics(X, 2.0, with_mean=True, chunk_rows=chunk_rows)
     second_moment, mean = _reference(data, 2.0)
-    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
-    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(stats.second_moment, second_moment, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, mean, atol=GRID_MEAN)
     np.testing.assert_array_equal(stats.second_moment, stats.second_moment.T)
 
 
@@ -109,8 +116,8 @@ def test_sparse_blocks_hold_a_bounded_number_of_non_zeros(data, fmt, monkeypatch
         assert X.indptr[stop] - X.indptr[start] <= 5 or stop == start + 1
     stats = unit_ball_statistics(X, 2.0, with_mean=True)
     second_moment, mean = _reference(data, 2.0)
-    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
-    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(stats.second_moment, second_moment, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, mean, atol=GRID_MEAN)
 
 
 def _formats(data):
@@ -132,8 +139,8 @@ def test_every_format_gives_the_same_statistics(data, fmt):
     X = _formats(data)[fmt]
     stats = unit_ball_statistics(X, 2.0, with_mean=True, chunk_rows=7)
     second_moment, mean = _reference(data, 2.0)
-    np.testing.assert_allclose(stats.second_moment, second_moment, rtol=1e-12)
-    np.testing.assert_allclose(stats.mean, mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(stats.second_moment, second_moment, atol=GRID_MOMENT)
+    np.testing.assert_allclose(stats.mean, mean, atol=GRID_MEAN)
     np.testing.assert_array_equal(stats.second_moment, stats.second_moment.T)
     # The norm profile (integers, and exact sums of squares) agrees too.
     profile, reference = norm_profile(X, 2.0, chunk_rows=7), norm_profile(data, 2.0)
@@ -144,11 +151,19 @@ def test_every_format_gives_the_same_statistics(data, fmt):
 
 def test_float32_input_is_read_without_loss(data):
     single = data.astype(np.float32)
-    for function in (unit_ball_statistics, norm_profile):
-        from_single = function(single, 2.0, chunk_rows=10)
-        from_double = function(single.astype(np.float64), 2.0, chunk_rows=10)
-        for a, b in zip(from_single, from_double, strict=True):
-            np.testing.assert_array_equal(a, b)
+    from_single = norm_profile(single, 2.0, chunk_rows=10)
+    from_double = norm_profile(single.astype(np.float64), 2.0, chunk_rows=10)
+    for a, b in zip(from_single, from_double, strict=True):
+        np.testing.assert_array_equal(a, b)
+    from_single = unit_ball_statistics(single, 2.0, chunk_rows=10, with_mean=True)
+    from_double = unit_ball_statistics(
+        single.astype(np.float64), 2.0, chunk_rows=10, with_mean=True
+    )
+    for a, b in (
+        (from_single.gram, from_double.gram),
+        (from_single.sums, from_double.sums),
+    ):
+        np.testing.assert_array_equal(a.integers(), b.integers())
     assert unit_ball_statistics(single, 2.0).second_moment.dtype == np.float64
 
 

@@ -29,7 +29,6 @@ from skprivcov._constraints import (
     RELEASE_SEED,
 )
 from skprivcov._random import release_generator, seed_description
-from skprivcov._stats import recorded_summation_depths
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
@@ -213,11 +212,17 @@ class ReleasedCovarianceMixin:
         tags.input_tags.sparse = True
         return tags
 
+    # Whether fit takes a Spark DataFrame: it reads X only through the
+    # statistics passes of ``_stats`` (ClippedData), which run inside the
+    # partitions (docs/algorithms.rst §20, docs/clusters.rst).
+    _spark_input = True
+
     def _validate_input(self, X):
         """The public checks of the training data (before the charge): X kept
         in place (arrays and memmaps of float32 or float64 are not copied, CSR
-        and CSC stay sparse, dask arrays stay lazy); no value is read."""
-        return check_public(self, X, reset=True)
+        and CSC stay sparse, dask arrays stay lazy, a Spark DataFrame becomes
+        its public facts); no value is read."""
+        return check_public(self, X, reset=True, accept_spark=self._spark_input)
 
     def _charge(self, cost):
         """Spend ``cost`` with the accountant, if any, before data is read."""
@@ -462,11 +467,12 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
-                n_features)
+        X : {array-like, sparse matrix, dask array, Spark DataFrame} of shape \
+                (n_samples, n_features)
             Training data; rows beyond ``norm_bound`` are clipped. Arrays and
             memmaps (float64 or float32), CSR and CSC matrices and dask arrays
-            are read chunk by chunk and never copied whole (docs/large_data.rst).
+            are read chunk by chunk and never copied whole (docs/large_data.rst);
+            a ``pyspark.sql.DataFrame`` in its partitions (docs/clusters.rst).
             Its values (numbers, finiteness) are checked after the budget is
             charged; see ``nonfinite``.
         y : Ignored
@@ -486,9 +492,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             X, augmented=not self.assume_centered, nonfinite=self.nonfinite
         )
         bound_parts, release_budget = self._choose_norm_bound(data, budget, rng)
-        # The statistics record their summation depth for hardened noise (§17).
-        with recorded_summation_depths():
-            release = self._release(data, release_budget, rng)
+        release = self._release(data, release_budget, rng)
         parts = (*bound_parts, *release.parts)
         # Checked before anything is stored: an overspent release is never kept.
         check_within(compose_parts(parts), budget)

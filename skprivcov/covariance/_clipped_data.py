@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE, augment
+from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
 from skprivcov._stats import norm_profile, row_norm_counts, unit_ball_statistics
 from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 
@@ -71,7 +71,7 @@ class ClippedData:
             return Target(stats.second_moment, stats.trace)
         # tr M = c_x²·tr S + c_0² for the augmented rows, exactly (c² = ½).
         trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
-        return Target(augment(stats.second_moment, stats.mean), trace)
+        return Target(stats.augmented(), trace)
 
     def private_norm_bound(self, budget, rng, *, bound_range=None, **options):
         """A private upper bound on the row norms as given (before any

@@ -11,11 +11,7 @@ from skprivcov import _dask
 from skprivcov._clipping import row_norms
 from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
 from skprivcov._random import release_generator
-from skprivcov._stats import (
-    recorded_summation_depths,
-    row_norm_counts,
-    unit_ball_statistics,
-)
+from skprivcov._stats import row_norm_counts, unit_ball_statistics
 from skprivcov._validation import as_numeric
 from skprivcov.covariance._base import BasePrivateCovariance, Release
 from skprivcov.covariance._docstrings import fill_shared_docs
@@ -81,8 +77,8 @@ class _Passes:
 
     Every statistic is of rows brought into the unit ball, computed by the
     library's statistics pass (``unit_ball_statistics`` at bound 1, which
-    clips again, applies the ``nonfinite`` rule and records its summation
-    depth for hardened noise), or counts of norms (``row_norm_counts``).
+    clips again and applies the ``nonfinite`` rule: exact integer statistics,
+    §19), or counts of norms (``row_norm_counts``).
     """
 
     def __init__(self, X, rng, *, centred, nonfinite, centre):
@@ -290,6 +286,11 @@ class CoinPressCovariance(BasePrivateCovariance):
         "accountant": [PrivacyAccountant, None],
     }
     _psd_release = True
+    # It holds the rows in memory and transforms them between its passes
+    # (pairs of a random permutation of all rows, whitening by earlier
+    # releases): more than the statistics passes a Spark partition runs, so a
+    # Spark DataFrame is refused before the charge (docs/clusters.rst).
+    _spark_input = False
 
     def __init__(
         self,
@@ -402,9 +403,7 @@ class CoinPressCovariance(BasePrivateCovariance):
                 X = X.copy()
                 X[bad] = 0.0
         rng = release_generator(self.random_state, noise=self.noise)
-        # The statistics record their summation depth for hardened noise (§17).
-        with recorded_summation_depths():
-            release = self._release(X, budget, rng)
+        release = self._release(X, budget, rng)
         check_within(compose_parts(release.parts), budget)
         extras = dict(release.extras)
         self._set_release(release.matrix, extras["location_"])

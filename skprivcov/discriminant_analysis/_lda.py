@@ -26,11 +26,8 @@ from skprivcov._constraints import (
     RELEASE_SEED,
 )
 from skprivcov._dask import is_dask_array
+from skprivcov._fixed_point import ExactStatistic
 from skprivcov._random import release_generator
-from skprivcov._stats import (
-    record_summation_depth,
-    recorded_summation_depths,
-)
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import (
     auto_norm_bound,
@@ -289,12 +286,16 @@ default="auto"
 
     def _class_moment(self, X, members, bound):
         """Σ_{i∈c} a aᵀ / n of one class's augmented unit-ball rows: the class's
-        sum, in the units of one release (zeros for a class without rows)."""
+        sum, in the units of one release (zeros for a class without rows), an
+        exact statistic: the class's integers over the denominator of all n
+        rows (§19), so hardened noise needs no float-error term."""
         rows = np.flatnonzero(members)
         if not rows.size:
             return np.zeros((X.shape[1] + 1, X.shape[1] + 1))
         data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
-        return data.target(bound).matrix * (rows.size / X.shape[0])
+        total, denominator = data.target(bound).matrix.exact
+        # The class's denominator is 2·n_c·2^{2k}; the release's is 2·n·2^{2k}.
+        return ExactStatistic.of(total, denominator // rows.size * X.shape[0])
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -372,19 +373,13 @@ default="auto"
             )
         else:
             bound = float(self.norm_bound)
-        # Every class's statistics first, then their noise: hardened noise
-        # bounds the float error of all of them by the deepest sum (§17).
-        with recorded_summation_depths():
-            # A class's own depth depends on its size, which is private: the
-            # bound for any order of n + 8 roundings holds for every class,
-            # and is the largest any class can record.
-            record_summation_depth(n_samples + 8)
-            moments = [self._class_moment(X, y == label, bound) for label in classes]
-            joint = object()  # the classes spend one budget together (§15)
-            releases = [
-                _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
-                for moment in moments
-            ]
+        # Every class's statistics first, then their noise (§15).
+        moments = [self._class_moment(X, y == label, bound) for label in classes]
+        joint = object()  # the classes spend one budget together (§15)
+        releases = [
+            _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
+            for moment in moments
+        ]
         self.classes_ = classes
         self._fit_from_releases(np.array(releases), n_samples, budget, bound)
         self.norm_bound_ = bound

@@ -170,7 +170,7 @@ class PrivateRidgeCV(BasePrivateRidge):
     ...     random_state=0,
     ... ).fit(X, y)
     >>> model.alpha_, model.coef_.round(2) + 0.0
-    (0.0001, array([ 0.5 , -0.25,  0.  ]))
+    (0.0001, array([ 0.49, -0.25,  0.  ]))
     >>> print(model.privacy_spent_)
     1-zCDP
     """

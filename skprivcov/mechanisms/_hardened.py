@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._stats import summation_depth
+from skprivcov._fixed_point import ExactTotal
 from skprivcov._symmetric import mirror_upper
 from skprivcov.mechanisms._discrete import (
     discrete_gaussian,
@@ -43,6 +43,7 @@ from skprivcov.mechanisms._noise_record import record_noise
 __all__ = [
     "HARDENED",
     "eigenvalue_error_bound",
+    "exact_noise_plan",
     "gram_error_bound",
     "grid_laplace",
     "hardened_noise",
@@ -62,12 +63,6 @@ _GRID_UNITS_BITS = 48
 _MARGIN = 1.0 + 2.0**-40
 
 
-def is_hardened(rng):
-    """Whether ``rng`` (see ``skprivcov._random.release_generator``) asks for
-    hardened noise."""
-    return getattr(rng, "noise", "float") == HARDENED
-
-
 def _gamma(count):
     """Higham's γ_N = N·u/(1 − N·u): the relative error bound of a sum of N
     terms in any order (Higham, Accuracy and Stability, Lemma 3.1 and §3.1)."""
@@ -77,43 +72,33 @@ def _gamma(count):
     return nu / (1.0 - nu)
 
 
+def is_hardened(rng):
+    """Whether ``rng`` (see ``skprivcov._random.release_generator``) asks for
+    hardened noise."""
+    return getattr(rng, "noise", "float") == HARDENED
+
+
 def gram_error_bound(n_samples, n_columns):
-    """Public bound on ‖M̃ − M‖_F for a second moment computed by skprivcov.
+    """Public bound on ‖M̃ − M‖_F for the float value M̃ of a second moment
+    computed by skprivcov (``n_samples`` and ``n_columns`` do not enter).
 
-    M̃ is the float matrix that ``skprivcov._stats`` computes (and
-    ``skprivcov._centering.augment`` augments); M is the exact second moment of
-    unit-ball rows that the sensitivity √2/n is about. Three steps:
-
-    * The rows. Row i is scaled by a float factor fᵢ ≈ 1/max(‖xᵢ‖, B) computed
-      from a float norm (relative error about d·u/2), so the exact rows xᵢfᵢ
-      have norm at most r = 1 + (d + 8)·u; augmented with the float weights
-      c_x = c_0 ≈ 1/√2 (c_x² + c_0² ≤ 1 + 4u), at most R with
-      R² = r²(1 + 4u). M is the second moment of the rows xᵢfᵢ/R (norm ≤ 1), and
-      M_R = R²·M that of the rows xᵢfᵢ: ‖M_R − M‖_F = (R² − 1)‖M‖_F ≤ R² − 1.
-    * The sums. Each entry of M_R is a sum of n products (up to three roundings
-      each: the CSC path weights one factor by fᵢ²), added in whatever order
-      BLAS, scipy or dask choose, then divided by n: the float entry is within
-      γ_N·(1/n)Σᵢ|aᵢⱼ aᵢₖ| (Higham, Accuracy and Stability of Numerical
-      Algorithms, §3.1 and §4.2: N bounds the roundings any term goes
-      through), with N = n + 8 in any order, or inside a fit the summation
-      depth of its statistics (``skprivcov._stats.summation_depth``: S + n/S
-      for dense rows summed in groups of S ≈ 8√n rows), and the matrix of those sums
-      has Frobenius norm at most (1/n)Σᵢ‖aᵢ‖² ≤ R². The augmented matrix adds at
-      most half as much again for its mean column, and a rounding of its
-      weights: in all at most 2·γ_N·R².
-    * Underflow adds at most 2^−1070 per entry.
+    M is the exact statistic: integers over a public denominator, rows
+    exactly in the unit ball (docs/algorithms.rst §19), so ‖M‖_F ≤ 1. Its
+    float value (``ExactTotal.to_float``) rounds each entry twice (the sum of
+    its two halves, the division), so |M̃_jk − M_jk| ≤ (2u + u²)|M_jk| and
+    ‖M̃ − M‖_F ≤ 2.0001·2^−53. The summation depth of the old float Gram is
+    gone: the bound no longer grows with n. Hardened noise on an
+    :class:`~skprivcov._fixed_point.ExactStatistic` needs no bound at all (it
+    noises the integers); this one serves the mechanisms that compute on the
+    float value (eigenvalues, projections, the shrinkage), with the entries
+    of ``augment``-style matrices built from it.
 
     Returns
     -------
     bound : float
-        2·γ_N·R² + (R² − 1) + n_columns·2^−1070, raised by a relative
-        2^−40 for the rounding of this computation.
+        2.0001·2^−53, raised by a relative 2^−40.
     """
-    radius = 1.0 + (n_columns + 8) * _UNIT_ROUNDOFF
-    squared = radius**2 * (1.0 + 4 * _UNIT_ROUNDOFF)
-    depth = min(summation_depth(n_samples), n_samples + 8)
-    bound = 2.0 * _gamma(depth) * squared + (squared - 1.0)
-    return (bound + n_columns * 2.0**-1070) * _MARGIN
+    return 2.0001 * _UNIT_ROUNDOFF * _MARGIN
 
 
 def eigenvalue_error_bound(n_samples, n_columns):
@@ -269,6 +254,60 @@ def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
     return NoisePlan(grid, inflated, gaussian, units if gaussian else math.ceil(units))
 
 
+def exact_noise_plan(sensitivity, budget, coordinates):
+    """The plan for an exact integer statistic (docs/algorithms.rst §19), in
+    the units of its integers: ``sensitivity`` is Δ times the statistic's
+    denominator.
+
+    The integers need no rounding while the discrete scale Δ/√(2ρ) (or Δ/ε)
+    is below 2^49 units, the samplers' fast range: then Δ' = Δ exactly, with
+    no float-error term (``grid`` 1). Above, the integers are rounded to the
+    largest power of two g with scale/g ≥ 2^48 and g·√m (or g·m) ≤ 2^−12·Δ,
+    and Δ' = Δ + g·√m (ℓ2) or Δ + g·m (ℓ1), as in :func:`noise_plan`.
+    """
+    gaussian = budget.notion == "zcdp"
+    if gaussian:
+        rate = math.sqrt(2.0 * budget.rho)
+        rounding_spread = math.sqrt(coordinates)
+    else:
+        rate = budget.parameter
+        rounding_spread = coordinates
+    grid = max(1.0, _grid(sensitivity / rate, sensitivity, rounding_spread))
+    rounding = 0.0 if grid == 1.0 else grid * rounding_spread
+    inflated = (sensitivity + rounding) * _MARGIN
+    units = inflated / rate / grid * _MARGIN
+    return NoisePlan(grid, inflated, gaussian, units if gaussian else math.ceil(units))
+
+
+def _exact_hardened_noise(values, sensitivity, budget, rng, symmetric, n_releases):
+    """(release, noise in the statistic's units, the plan's law) of an
+    :class:`~skprivcov._fixed_point.ExactStatistic`: exact discrete noise
+    added to its integers (§19), then the float value of the noisy integers
+    over the denominator (post-processing of the exact discrete release)."""
+    total, denominator = values.exact
+    d = values.shape[0]
+    coordinates = d * (d + 1) // 2 if symmetric else values.size
+    plan = exact_noise_plan(sensitivity * denominator, budget, coordinates * n_releases)
+    words = _words(rng)
+    if plan.gaussian:
+        draws, _ = discrete_gaussian(plan.units, coordinates, words)
+    else:
+        draws = discrete_laplace(plan.units, coordinates, words)
+    scale = plan.grid / float(denominator)
+    # The record holds the draws as drawn (the upper triangle, row by row).
+    noise = np.asarray(draws, dtype=float) * scale
+    if symmetric:
+        draws = symmetric_from_upper(draws, d)
+    draws = draws.reshape(values.shape)
+    shift = int(plan.grid).bit_length() - 1
+    rounded = total.rounded_down_shift(shift)
+    if draws.dtype == object:  # beyond int64: only extreme budgets
+        noisy = ExactTotal.from_integers(rounded.integers() + draws)
+    else:
+        noisy = rounded.add(draws, int(np.abs(draws).max(initial=0)))
+    return noisy.to_float(scale), noise, plan, scale
+
+
 def hardened_noise(
     values,
     sensitivity,
@@ -314,6 +353,14 @@ def hardened_noise(
     -------
     release : ndarray or float
     """
+    if getattr(values, "exact", None) is not None:
+        # An exact statistic: its integers are noised, no error to cover.
+        release, noise, plan, grid = _exact_hardened_noise(
+            values, sensitivity, budget, rng, symmetric, n_releases
+        )
+        redraw = _redraw(plan.gaussian, plan.units, grid)
+        record_noise(site, budget, True, noise, redraw, joint)
+        return release
     scalar = isinstance(values, Fraction)
     if sensitivity == 0.0 and statistic_error == 0.0:
         # A statistic that no row can move needs no noise (as σ = 0 adds none).
@@ -363,9 +410,12 @@ def hardened_second_moment(
     joint=None,
 ):
     """A second moment computed by skprivcov plus hardened noise on its upper
-    triangle: :func:`hardened_noise` with the Gram matrix's float error, in ℓ2
-    (zCDP) the Frobenius bound :func:`gram_error_bound`, in ℓ1 (pure) d times
-    it (Σ_{j≤k} Σᵢ|a_ij a_ik| ≤ Σᵢ‖aᵢ‖₁² ≤ d·Σᵢ‖aᵢ‖²)."""
+    triangle: :func:`hardened_noise`. An
+    :class:`~skprivcov._fixed_point.ExactStatistic` (what the statistics pass
+    returns) is noised exactly, with no error term (§19); a float matrix
+    computed from one gets its float error, in ℓ2 (zCDP) the Frobenius bound
+    :func:`gram_error_bound`, in ℓ1 (pure) d times it (Σ_{j≤k}|E_jk| ≤
+    d·‖E‖_F)."""
     d = matrix.shape[0]
     error = gram_error_bound(n_samples, d)
     if budget.notion != "zcdp":
