@@ -21,7 +21,6 @@ from skprivcov import (
     GaussianCovariance,
     LaplaceCovariance,
 )
-from skprivcov.decomposition import PrivatePCA
 from skprivcov._fixed_point import (
     BLOCK_ROWS,
     FRACTION_BITS,
@@ -33,6 +32,7 @@ from skprivcov._fixed_point import (
 from skprivcov._random import release_generator
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.decomposition import PrivatePCA
 from skprivcov.mechanisms import (
     gaussian_covariance,
     laplace_covariance,

@@ -126,16 +126,18 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     × 6 entries, 4.5 standard errors (|L| has mean b and sd b) are 3.1%."""
     from skprivcov.mechanisms import per_class_sums_l1_sensitivity
 
+    from skprivcov.mechanisms import _noise_source
+
     X, y = _blobs(n=300)
     noises = []
-    original = _lda.symmetric_noise
+    original = _noise_source.symmetric_noise
 
     def spy(*args, **kwargs):
         noise = original(*args, **kwargs)
         noises.append(noise)
         return noise
 
-    monkeypatch.setattr(_lda, "symmetric_noise", spy)
+    monkeypatch.setattr(_noise_source, "symmetric_noise", spy)
     calls = _spy(monkeypatch)
     for seed in range(400):
         clf = PrivateLinearDiscriminantAnalysis(

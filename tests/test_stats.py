@@ -12,7 +12,6 @@ from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance
 from skprivcov._stats import norm_profile, unit_ball_statistics
 from skprivcov._symmetric import mirror_upper, symmetrize
 
-
 # The rows are on the grid 2^−k (docs/algorithms.rst §19): each coordinate of a
 # unit-ball row moves by at most 2^−k (and by the factor 1 − 2^−32), so an entry
 # of the second moment by at most 2·2^−k + 2^−31, of the mean by 2^−k + 2^−32.

@@ -39,14 +39,11 @@ from skprivcov.covariance._base import (
 )
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.mechanisms import (
-    gaussian_scale,
-    laplace_scale,
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
     second_moment_l2_sensitivity,
-    symmetric_noise,
 )
-from skprivcov.mechanisms._hardened import hardened_second_moment, is_hardened
+from skprivcov.mechanisms._noise_source import noisy_second_moment
 from skprivcov.privacy import (
     BudgetPart,
     PrivacyAccountant,
@@ -68,35 +65,21 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes, joint):
     sensitivity of all classes' upper triangles, at the whole ε.
     """
     d = moment.shape[0] - 1
-    hardened = is_hardened(rng)
     if budget.notion == "zcdp":
         sensitivity = second_moment_l2_sensitivity(n_samples)
-        scale, distribution = gaussian_scale(sensitivity, budget.rho), "gaussian"
     else:
         sensitivity = per_class_sums_l1_sensitivity(d, n_samples)
-        scale, distribution = laplace_scale(sensitivity, budget.parameter), "laplace"
-    if not hardened:
-        noise = symmetric_noise(
-            d + 1,
-            scale,
-            rng,
-            distribution=distribution,
-            site="class sums",
-            budget=budget,
-            joint=joint,
-        )
-        return moment + noise
-    # §17, jointly over the classes: the rounding of every class's coordinates
-    # counts; the float error of all the class sums together is within one
-    # Gram bound (Σ_c Σ_{i∈c}‖aᵢ‖² ≤ n).
-    return hardened_second_moment(
+    # Hardened (§17, §19): each class's integers over the denominator of all
+    # n rows, noised jointly (the rounding, if any, of every class's
+    # coordinates counts: n_releases).
+    return noisy_second_moment(
         moment,
         n_samples,
         sensitivity,
         budget,
         rng,
-        n_releases=n_classes,
         site="class sums",
+        n_releases=n_classes,
         joint=joint,
     )
 

@@ -71,11 +71,8 @@ from scipy import linalg
 
 from skprivcov.mechanisms._hardened import (
     gram_error_bound,
-    hardened_noise,
-    hardened_second_moment,
-    is_hardened,
 )
-from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
+from skprivcov.mechanisms._noise_source import noisy_second_moment, noisy_vector
 from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 from skprivcov.mechanisms._splits import split_budget
 
@@ -149,45 +146,24 @@ def mean_step_scale(n_rows, rho):
 
 
 def _noisy_second_moment(matrix, n_rows, part, rng, site):
-    """S + symmetric Gaussian noise at ``part``'s ρ, √2/m sensitivity (§0.2)."""
-    budget = part.cost
+    """S + symmetric Gaussian noise at ``part``'s ρ, √2/m sensitivity (§0.2):
+    σ = :func:`covariance_step_scale`."""
     sensitivity = math.sqrt(2.0) / n_rows
-    if is_hardened(rng):
-        # hardened_second_moment adds the public bound on the float error of
-        # the statistics pass (gram_error_bound, §17) to the sensitivity.
-        return hardened_second_moment(
-            matrix, n_rows, sensitivity, budget, rng, site=site
-        )
-    scale = covariance_step_scale(n_rows, budget.rho)
-    noise = symmetric_noise(
-        matrix.shape[0],
-        scale,
-        rng,
-        distribution="gaussian",
-        site=site,
-        budget=budget,
-    )
-    return matrix + noise
+    return noisy_second_moment(matrix, n_rows, sensitivity, part.cost, rng, site=site)
 
 
 def _noisy_mean(mean, n_rows, part, rng):
-    """v + N(0, σ²I) at ``part``'s ρ, ℓ2 sensitivity 2/n."""
-    budget = part.cost
-    sensitivity = 2.0 / n_rows
-    if is_hardened(rng):
-        # The computed mean of unit-ball rows is within γ_N·R + (R − 1) of the
-        # exact one in ℓ2 (‖Σ|z_i|‖₂ ≤ Σ‖z_i‖₂ ≤ n·R, Higham §3.1), which the
-        # Gram bound 2γ_N·R² + (R² − 1) of the same pass dominates.
-        return hardened_noise(
-            mean,
-            sensitivity,
-            budget,
-            rng,
-            statistic_error=gram_error_bound(n_rows, mean.size),
-            site="mean",
-        )
-    scale = mean_step_scale(n_rows, budget.rho)
-    return mean + additive_noise(mean.size, scale, budget, rng, site="mean")
+    """v + N(0, σ²I) at ``part``'s ρ, ℓ2 sensitivity 2/n: σ =
+    :func:`mean_step_scale`. The pass's mean is an exact statistic (§19); a
+    float one would be within the Gram bound of it in ℓ2."""
+    return noisy_vector(
+        mean,
+        2.0 / n_rows,
+        part.cost,
+        rng,
+        site="mean",
+        statistic_error=gram_error_bound(n_rows, mean.size),
+    )
 
 
 def _psd(matrix):

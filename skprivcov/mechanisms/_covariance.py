@@ -22,10 +22,10 @@ from skprivcov.mechanisms._hardened import (
     eigenvalue_error_bound,
     gram_error_bound,
     hardened_noise,
-    hardened_second_moment,
     is_hardened,
 )
-from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
+from skprivcov.mechanisms._noise import additive_noise
+from skprivcov.mechanisms._noise_source import noisy_second_moment, noisy_vector
 from skprivcov.mechanisms._nuclear import nuclear_laplace_noise
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
@@ -72,22 +72,12 @@ def gaussian_covariance(second_moment, n_samples, budget, rng):
     """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; docs/algorithms.rst §3.1)."""
     _require_notion(budget, "zcdp", "GaussCov")
     parts = split_budget("gaussian", budget)
-    sensitivity = second_moment_l2_sensitivity(n_samples)
-    if is_hardened(rng):  # §17
-        release = hardened_second_moment(
-            second_moment, n_samples, sensitivity, parts[0].cost, rng
-        )
-        return release, parts
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
-    scale = gaussian_scale(sensitivity, parts[0].cost.rho)
-    noise = symmetric_noise(
-        second_moment.shape[0],
-        scale,
-        rng,
-        distribution="gaussian",
-        budget=parts[0].cost,
+    sensitivity = second_moment_l2_sensitivity(n_samples)
+    release = noisy_second_moment(
+        second_moment, n_samples, sensitivity, parts[0].cost, rng, site="second moment"
     )
-    return second_moment + noise, parts
+    return release, parts
 
 
 def laplace_covariance(second_moment, n_samples, budget, rng):
@@ -100,14 +90,10 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
     parts = split_budget("laplace", budget)
     d = second_moment.shape[0]
     sensitivity = second_moment_l1_sensitivity(d, n_samples)
-    if is_hardened(rng):  # §17
-        release = hardened_second_moment(
-            second_moment, n_samples, sensitivity, parts[0].cost, rng
-        )
-        return release, parts
-    scale = laplace_scale(sensitivity, parts[0].cost.parameter)
-    noise = symmetric_noise(d, scale, rng, distribution="laplace", budget=parts[0].cost)
-    return second_moment + noise, parts
+    release = noisy_second_moment(
+        second_moment, n_samples, sensitivity, parts[0].cost, rng, site="second moment"
+    )
+    return release, parts
 
 
 _NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
@@ -135,24 +121,16 @@ def noisy_eigenvalues(values, n_samples, budget, rng, *, n_columns=None):
     of the matrix they come from (default: ``values.size``), for the float
     error bound of hardened noise (§17).
     """
-    if is_hardened(rng):
-        d = values.size if n_columns is None else n_columns
-        error = eigenvalue_error_bound(n_samples, d)
-        if budget.notion == "zcdp":
-            sensitivity = eigenvalues_l2_sensitivity(n_samples)
-        else:
-            sensitivity = eigenvalues_l1_sensitivity(n_samples)
-            error *= np.sqrt(values.size)  # ℓ1 ≤ √k·ℓ2
-        return hardened_noise(
-            values,
-            sensitivity,
-            budget,
-            rng,
-            statistic_error=error,
-            site="eigenvalues",
-        )
-    scale = eigenvalue_noise_scale(n_samples, budget)
-    return values + additive_noise(values.size, scale, budget, rng, site="eigenvalues")
+    d = values.size if n_columns is None else n_columns
+    error = eigenvalue_error_bound(n_samples, d)
+    if budget.notion == "zcdp":
+        sensitivity = eigenvalues_l2_sensitivity(n_samples)
+    else:
+        sensitivity = eigenvalues_l1_sensitivity(n_samples)
+        error *= np.sqrt(values.size)  # ℓ1 ≤ √k·ℓ2
+    return noisy_vector(
+        values, sensitivity, budget, rng, site="eigenvalues", statistic_error=error
+    )
 
 
 def separate_covariance(
