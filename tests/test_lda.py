@@ -124,9 +124,7 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     Δ₁/ε, Δ₁ the joint ℓ1 sensitivity (§15), and the fit costs ε. The mean
     absolute upper-triangle noise estimates the scale b: 400 fits × 3 classes
     × 6 entries, 4.5 standard errors (|L| has mean b and sd b) are 3.1%."""
-    from skprivcov.mechanisms import per_class_sums_l1_sensitivity
-
-    from skprivcov.mechanisms import _noise_source
+    from skprivcov.mechanisms import _noise_source, per_class_sums_l1_sensitivity
 
     X, y = _blobs(n=300)
     noises = []
