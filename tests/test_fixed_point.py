@@ -338,3 +338,33 @@ def test_lda_class_sums_are_exact_over_all_rows():
     total, denominator = data.target(3.0).matrix.exact
     assert moment.exact[1] == denominator // (y == 1).sum() * len(X)
     assert np.array_equal(moment.exact[0].integers(), total.integers())
+
+
+def test_an_empty_lda_class_is_noised_on_the_lattice_of_the_others():
+    """A class without rows (possible with public ``classes``) is an exact zero
+    over the same denominator, so its hardened noise has the same law as a
+    class with rows: the release times the denominator is an integer for both
+    (a float zero took the float path, on another lattice, and told that the
+    class was empty; review of issue 34)."""
+    from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
+    from skprivcov.discriminant_analysis._lda import _noisy_class_sum
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 3))
+    y = np.zeros(200, dtype=int)
+    y[0] = 1
+    lda = PrivateLinearDiscriminantAnalysis(rho=1.0, norm_bound=2.0)
+    budget = PrivacyCost.zcdp(1.0)
+    for label in (1, 2):  # one row, and none
+        moment = lda._class_moment(X, y == label, 2.0)
+        assert moment.exact is not None
+        denominator = moment.exact[1]
+        assert denominator == 200 << (2 * K + 1)
+        release = _noisy_class_sum(
+            moment, 200, budget, release_generator(label, "hardened"), 3, object()
+        )
+        # Integers up to the float value's few roundings (4 ulps of the
+        # product); a float-path release has fractional parts all over [0, 1).
+        units = release * denominator
+        slack = 4 * 2.0**-53 * np.abs(units) + 1e-12
+        assert np.all(np.abs(units - np.rint(units)) <= slack)

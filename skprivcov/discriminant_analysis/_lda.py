@@ -26,7 +26,7 @@ from skprivcov._constraints import (
     RELEASE_SEED,
 )
 from skprivcov._dask import is_dask_array
-from skprivcov._fixed_point import ExactStatistic
+from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric, check_input, check_public
 from skprivcov.covariance._base import (
@@ -274,7 +274,12 @@ default="auto"
         rows (§19), so hardened noise needs no float-error term."""
         rows = np.flatnonzero(members)
         if not rows.size:
-            return np.zeros((X.shape[1] + 1, X.shape[1] + 1))
+            # An exact zero, noised as every other class is: a plain float
+            # zero would take hardened noise's float path, on another lattice,
+            # and tell that the class is empty (review of issue 34).
+            size = X.shape[1] + 1
+            denominator = X.shape[0] << (2 * FRACTION_BITS + 1)
+            return ExactStatistic.of(ExactTotal((size, size)), denominator)
         data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
         total, denominator = data.target(bound).matrix.exact
         # The class's denominator is 2·n_c·2^{2k}; the release's is 2·n·2^{2k}.

@@ -107,7 +107,7 @@ class CoinPressPasses(NamedTuple):
         c_k = #{i : ‖y_i‖ ≤ grid[k]}.
     second_moment : callable(A, r) -> (m×m... d×d) array
         (1/m) Σ z zᵀ for z = clip(A y_i, r)/r, by the library's statistics
-        pass (its summation depth recorded for :func:`gram_error_bound`).
+        pass: an exact statistic (docs/algorithms.rst §19).
     centre_counts : callable(W, c, grid) -> counts
         c_k = #{i : ‖W(x_i − c)‖ ≤ grid[k]}.
     mean : callable(W, c, r) -> array
