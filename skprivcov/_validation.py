@@ -29,6 +29,12 @@ from sklearn.utils.validation import check_array, validate_data
 
 from skprivcov._clipping import canonical_sparse
 from skprivcov._dask import check_dask_array, compute_array, is_dask_array
+from skprivcov._spark import (
+    check_spark_dataframe,
+    is_spark_dataframe,
+    is_spark_rows,
+    spark_refusal,
+)
 
 __all__ = [
     "as_numeric",
@@ -142,6 +148,7 @@ def check_public(
     ensure_min_samples=2,
     ensure_min_features=2,
     name="X",
+    accept_spark=False,
 ):
     """The public checks of X: what may run before the budget is charged.
 
@@ -149,10 +156,14 @@ def check_public(
     kind and the sparse format, and records ``n_features_in_`` and
     ``feature_names_in_`` (or checks them, ``reset=False``). Reads no value.
 
+    A Spark DataFrame is taken only with ``accept_spark`` (fits that read X
+    through the statistics passes of ``_stats`` alone, docs/clusters.rst);
+    every other caller refuses it here, before anything is charged.
+
     Returns
     -------
     X : ndarray (float32/64, or object pending :func:`as_numeric`), CSR/CSC
-        matrix (float32/64) or dask array
+        matrix (float32/64), dask array or SparkRows
         Arrays and memmaps of float32 or float64 are returned as they are (no
         copy); sparse matrices keep their format when it is accepted.
     """
@@ -165,27 +176,84 @@ def check_public(
             ensure_min_samples=ensure_min_samples,
             ensure_min_features=ensure_min_features,
             name=name,
+            accept_spark=accept_spark,
         )
 
 
-# Hardened noise bounds the float error of a sum of n terms by n·2^−53/(1 −
-# n·2^−53) (docs/algorithms.rst §17), which needs n well below 2^53.
+# The exact integer statistics (docs/algorithms.rst §19) hold sums of up to 2^50
+# rows (Gram entries below 2^91, denominators n·2^41 exact in float64).
 MAX_ROWS = 2**50
 
 
 def _check_rows(n_samples, name, owner):
     if n_samples > MAX_ROWS:
         raise ValueError(
-            f"{owner} accepts at most 2**50 rows of {name} (the floating-point "
-            "error bound of hardened noise needs it), got more."
+            f"{owner} accepts at most 2**50 rows of {name} (the exact integer "
+            "statistics hold sums of up to 2**50 rows), got more."
         )
 
 
+def _record_spark_features(estimator, rows, reset):
+    """``n_features_in_`` and ``feature_names_in_`` of Spark input (the
+    column names of numeric columns; none for a vector column): scikit-learn
+    reads names from the dataframes it knows, and a Spark DataFrame is not
+    one of them."""
+    validate_data(estimator, rows, reset=reset, skip_check_array=True)
+    names = rows.feature_names
+    if reset:
+        if names is not None:
+            estimator.feature_names_in_ = names
+        return
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is not None and (names is None or list(names) != list(fitted)):
+        raise ValueError(
+            "The feature names of the Spark DataFrame X should match those "
+            "that were passed during fit."
+        )
+
+
+def _check_spark(
+    estimator, X, *, reset, ensure_min_samples, ensure_min_features, name, owner
+):
+    """The public checks of a Spark DataFrame (docs/algorithms.rst §20): the
+    schema, then the engine's count of rows (public under replace-one
+    neighbours); no value is read."""
+    rows = check_spark_dataframe(
+        X,
+        ensure_min_samples=ensure_min_samples,
+        ensure_min_features=ensure_min_features,
+        owner=owner,
+    )
+    _check_rows(rows.shape[0], name, owner)
+    _record_spark_features(estimator, rows, reset)
+    return rows
+
+
 def _check_public(
-    estimator, X, *, reset, accept_sparse, ensure_min_samples, ensure_min_features, name
+    estimator,
+    X,
+    *,
+    reset,
+    accept_sparse,
+    ensure_min_samples,
+    ensure_min_features,
+    name,
+    accept_spark,
 ):
     owner = type(estimator).__name__
     original = X
+    if is_spark_dataframe(X) or is_spark_rows(X):
+        if not accept_spark:
+            raise spark_refusal(owner, name)
+        return _check_spark(
+            estimator,
+            X,
+            reset=reset,
+            ensure_min_samples=ensure_min_samples,
+            ensure_min_features=ensure_min_features,
+            name=name,
+            owner=owner,
+        )
     if is_dask_array(X):
         X = check_dask_array(
             X,
@@ -295,6 +363,8 @@ def check_target(y, n_samples, owner):
             f"{owner} requires y to be passed, but the target y is None; give the "
             "targets (or a release, covariance=...)."
         )
+    if is_spark_dataframe(y):
+        raise spark_refusal(owner, "y")
     with np.errstate(all="ignore"):  # silent casts, as in check_public
         y = _public_dense(y, "y", owner)
     if y.ndim == 2 and y.shape[1] == 1:

@@ -3,6 +3,12 @@
 from sklearn.base import clone
 from sklearn.utils.validation import validate_data
 
+from skprivcov._spark import (
+    check_spark_dataframe,
+    is_spark_dataframe,
+    spark_refusal,
+)
+from skprivcov._validation import check_public as public_checks
 from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._release import CovarianceRelease, release_of
 from skprivcov.privacy import PrivacyCost
@@ -18,6 +24,21 @@ class ReleaseConsumerMixin:
     ``privacy_parts_``, ``n_features_in_`` (and ``feature_names_in_``,
     ``estimator_`` when the release is made here).
     """
+
+    # fit takes a Spark DataFrame: the release is made by a covariance
+    # estimator, which reads it in its partitions (docs/clusters.rst), or X
+    # is read for its schema only. What returns a value per row (transform,
+    # predict) refuses it.
+    _spark_input = True
+
+    def _refuse_spark_rows(self, X, method):
+        """Refuse Spark input to ``method`` (fit_transform, fit_predict)
+        before the fit charges anything: it would then read every row."""
+        if is_spark_dataframe(X):
+            raise spark_refusal(
+                type(self).__name__,
+                reason=f"{method} returns a value computed from each row",
+            )
 
     def __sklearn_clone__(self):
         # A release is published data, not a model: cloning a fitted covariance
@@ -45,9 +66,20 @@ class ReleaseConsumerMixin:
                     "not both."
                 )
             release = release_of(self.covariance, owner)
-            if X is not None:
+            if X is not None and is_spark_dataframe(X):
+                # Its schema and count only: no value of X is read.
+                public_checks(
+                    self,
+                    X,
+                    reset=True,
+                    accept_spark=True,
+                    ensure_min_samples=1,
+                    ensure_min_features=1,
+                )
+            elif X is not None:
                 # Only the shape and column names: no value of X is read.
                 validate_data(self, X, reset=True, skip_check_array=True)
+            if X is not None:
                 if self.n_features_in_ != release.n_columns:
                     raise ValueError(
                         f"X has {self.n_features_in_} features, but the release "
@@ -66,6 +98,12 @@ class ReleaseConsumerMixin:
                 "release as covariance=...)."
             )
         estimator = self._release_estimator()
+        if is_spark_dataframe(X):
+            # Its schema and count, once: the estimator's fit takes the
+            # validated rows, and the shape is known for the checks below.
+            X = check_spark_dataframe(
+                X, ensure_min_samples=1, ensure_min_features=1, owner=owner
+            )
         if check_public is not None:
             shape = getattr(X, "shape", None)
             if shape is not None and len(shape) == 2 and shape[1] >= 1:

@@ -117,10 +117,11 @@ default=None
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
-n_features), default=None
+        X : {array-like, sparse matrix, dask array, Spark DataFrame} of shape \
+(n_samples, n_features), default=None
             With ``covariance``: optional, read for its shape and names only.
-            Without: the training data.
+            Without: the training data (a Spark DataFrame is read in its
+            partitions, docs/clusters.rst).
         y : Ignored
 
         Returns
@@ -135,6 +136,26 @@ n_features), default=None
             )
         self._set_release(release)
         return self
+
+    def fit_predict(self, X, y=None, **kwargs):
+        """Fit, then label the rows of X (``fit(X).predict(X)``).
+
+        A Spark DataFrame is refused before anything is charged: the labels
+        read every row (fit on it, then predict rows you hold).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : Ignored
+        **kwargs : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        self._refuse_spark_rows(X, "fit_predict")
+        return super().fit_predict(X, y, **kwargs)
 
     def _set_release(self, release):
         self.release_ = release

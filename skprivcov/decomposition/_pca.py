@@ -179,10 +179,11 @@ default=None
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
-n_features), default=None
+        X : {array-like, sparse matrix, dask array, Spark DataFrame} of shape \
+(n_samples, n_features), default=None
             With ``covariance``: optional, read only for its number of columns
-            and their names. Without: the training data.
+            and their names. Without: the training data (a Spark DataFrame
+            is read in its partitions, docs/clusters.rst).
         y : Ignored
 
         Returns
@@ -248,6 +249,26 @@ n_features), default=None
         # release's public noise level when it states one.
         floor = release.noise_level or np.finfo(float).tiny
         self._whitening = np.sqrt(np.maximum(self.explained_variance_, floor))
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then project X on the components (``fit(X).transform(X)``).
+
+        A Spark DataFrame is refused before anything is charged: the
+        projection reads every row (fit on it, then transform rows you hold).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : Ignored
+        **fit_params : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
+        self._refuse_spark_rows(X, "fit_transform")
+        return super().fit_transform(X, y, **fit_params)
 
     def transform(self, X):
         """Project X on the components (centred by the private mean).

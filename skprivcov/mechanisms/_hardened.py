@@ -84,10 +84,10 @@ def gram_error_bound(n_samples, n_columns):
 
     M is the exact statistic: integers over a public denominator, rows
     exactly in the unit ball (docs/algorithms.rst §19), so ‖M‖_F ≤ 1. Its
-    float value (``ExactTotal.to_float``) rounds each entry twice (the sum of
-    its two halves, the division), so |M̃_jk − M_jk| ≤ (2u + u²)|M_jk| and
-    ‖M̃ − M‖_F ≤ 2.0001·2^−53. The summation depth of the old float Gram is
-    gone: the bound no longer grows with n. Hardened noise on an
+    float value (``ExactTotal.to_float``) rounds each entry twice (the integer
+    to float64, the division), so each entry moves by at most (2u + u²) times
+    its magnitude and ‖M̃ − M‖_F ≤ 2.0001·2^−53. The summation depth of the
+    old float Gram is gone: the bound no longer grows with n. Hardened noise on an
     :class:`~skprivcov._fixed_point.ExactStatistic` needs no bound at all (it
     noises the integers); this one serves the mechanisms that compute on the
     float value (eigenvalues, projections, the shrinkage), with the entries

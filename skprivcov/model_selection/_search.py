@@ -3,6 +3,7 @@ their accountants cannot pay (docs/accounting.rst)."""
 
 from sklearn import model_selection
 
+from skprivcov._spark import is_spark_dataframe, spark_refusal
 from skprivcov.model_selection._cost import (
     check_budget,
     cross_validation_cost,
@@ -10,6 +11,10 @@ from skprivcov.model_selection._cost import (
 )
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV", "cross_validate"]
+
+# Folds are subsets of the rows, and scores read the validation rows: a Spark
+# DataFrame is refused before any fit (docs/clusters.rst).
+_SPLITS_ROWS = "it splits the rows into folds and scores the validation rows"
 
 
 class _CheckedSearchMixin:
@@ -40,6 +45,8 @@ class _CheckedSearchMixin:
             Before the first fit, if an accountant cannot pay its share of
             :func:`~skprivcov.model_selection.search_cost`.
         """
+        if is_spark_dataframe(X):
+            raise spark_refusal(type(self).__name__, reason=_SPLITS_ROWS)
         cost = search_cost(self, X, y, groups=params.get("groups"))
         check_budget(cost, owner=type(self).__name__)
         super().fit(X, y, **params)
@@ -89,6 +96,8 @@ def cross_validate(estimator, X, y=None, *, groups=None, cv=None, **kwargs):
 
     Every other argument is passed on unchanged.
     """
+    if is_spark_dataframe(X):
+        raise spark_refusal("cross_validate", reason=_SPLITS_ROWS)
     cost = cross_validation_cost(estimator, X, y, groups=groups, cv=cv)
     check_budget(cost, owner="cross_validate")
     return model_selection.cross_validate(

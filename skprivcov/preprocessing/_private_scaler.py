@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
 from skprivcov._random import release_generator
+from skprivcov._spark import is_spark_dataframe, spark_refusal
 from skprivcov._stats import feature_counts
 from skprivcov._validation import as_numeric, check_public, check_training_rows
 from skprivcov.covariance._base import charge
@@ -161,6 +162,10 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     }
     _notions = ("pure", "zcdp")
     _default_budget = PrivacyCost.zcdp(0.1)
+    # fit reads X only through the counting pass of ``_stats``
+    # (feature_counts), which a Spark DataFrame runs in its partitions
+    # (docs/clusters.rst); transform refuses it.
+    _spark_input = True
 
     def __init__(
         self,
@@ -248,9 +253,11 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
         Parameters
         ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
+        X : {array-like, dask array, Spark DataFrame} of shape (n_samples, \
+n_features)
             Training data. Its values are read after the budget is charged;
-            see ``nonfinite``.
+            see ``nonfinite``. A Spark DataFrame is counted in its partitions
+            (docs/clusters.rst); ``transform`` then takes rows you hold.
         y : Ignored
 
         Returns
@@ -260,7 +267,12 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         """
         budget = self.fit_cost()
         X = check_public(
-            self, X, reset=True, accept_sparse=False, ensure_min_features=1
+            self,
+            X,
+            reset=True,
+            accept_sparse=False,
+            ensure_min_features=1,
+            accept_spark=self._spark_input,
         )
         q_low, q_high, grid = self._check_public_parameters()
         n_samples, n_features = X.shape
@@ -283,6 +295,30 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         self.privacy_spent_ = budget
         self.privacy_parts_ = parts
         return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then map X (``fit(X).transform(X)``).
+
+        A Spark DataFrame is refused before anything is charged: the mapped
+        rows are the rows themselves (fit on it, then transform rows you
+        hold, or apply ``lower_`` and ``upper_`` in Spark).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        **fit_params : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        X_out : ndarray of shape (n_samples, n_features)
+        """
+        if is_spark_dataframe(X):
+            raise spark_refusal(
+                type(self).__name__, reason="fit_transform returns the rows mapped"
+            )
+        return super().fit_transform(X, y, **fit_params)
 
     def _validate_rows(self, X):
         check_is_fitted(self, ("lower_", "upper_"))
