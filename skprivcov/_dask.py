@@ -9,6 +9,7 @@ the release is computed on the driver.
 """
 
 import sys
+import uuid
 
 import numpy as np
 
@@ -76,14 +77,47 @@ def _add(left, right):
     return tuple(None if a is None else a + b for a, b in zip(left, right, strict=True))
 
 
+class BlockError(Exception):
+    """The statistics of a block failed where the block lives; only the type
+    of the error is kept (``type_name``)."""
+
+    def __init__(self, type_name):
+        super().__init__(type_name)
+        self.type_name = type_name
+
+
+def _on_block(function, block, *args):
+    """``function(block, *args)``, run where the block lives. An error of its
+    own (a block whose values are not what its dtype says, say) may quote a
+    value of X, and a worker logs the message of every failed task (dask's
+    "Compute Failed", kept in the worker's log and sent to any client that
+    asks, ``Client.get_worker_logs``): it leaves the worker as a BlockError
+    that names its type only (docs/algorithms.rst §13.1). A failure of the
+    block itself (the user's loader) fails an earlier task, not this one."""
+    try:
+        return function(block, *args)
+    except Exception as error:
+        type_name = type(error).__name__
+    # Raised outside the handler, so that the original (its message, its
+    # frames and their blocks) is not kept as this one's context.
+    raise BlockError(type_name)
+
+
 def reduce_blocks(X, function, *args):
     """Σ over the row blocks of X of ``function(block, *args)`` (a tuple of
     arrays), computed on the cluster and added pairwise in a fixed tree. Each
     block holds whole rows (the columns are rechunked into one)."""
     import dask
+    from dask.utils import funcname
 
     blocks = X.rechunk({1: -1}).to_delayed().ravel()
-    parts = [dask.delayed(function)(block, *args) for block in blocks]
+    # Keys named after ``function``, as dask.delayed(function) would name them.
+    parts = [
+        dask.delayed(_on_block)(
+            function, block, *args, dask_key_name=f"{funcname(function)}-{uuid.uuid4()}"
+        )
+        for block in blocks
+    ]
     while len(parts) > 1:
         pairs = [
             dask.delayed(_add)(a, b)
@@ -107,8 +141,15 @@ def _computed(compute, *args):
         # A block's own computation failed (a loader, a map_blocks function):
         # its message may quote a value of X, and no message may name one
         # (docs/algorithms.rst §13.1).
-        raise RuntimeError(
-            f"Computing the blocks of the dask array X failed "
-            f"({type(error).__name__}); the message is not shown, since it may "
-            "quote a value of X. Compute a block by hand to see it."
-        ) from None
+        if isinstance(error, BlockError):  # a block's statistics (_on_block)
+            type_name = error.type_name
+        else:
+            type_name = type(error).__name__
+    # Raised outside the handler: the original error is not kept as its
+    # context either (``from None`` only hides it from tracebacks; any code
+    # that reads ``__context__`` would still find its message).
+    raise RuntimeError(
+        f"Computing the blocks of the dask array X failed ({type_name}); the "
+        "message is not shown, since it may quote a value of X. Compute a block "
+        "by hand to see it."
+    ) from None

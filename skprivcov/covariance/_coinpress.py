@@ -29,7 +29,9 @@ def _dense(X):
     """X as one C-ordered float64 array (CoinPress makes several passes with
     transformations chosen between them; it holds the data in memory)."""
     if _dask.is_dask_array(X):
-        X = X.compute()
+        # Through compute_array: a failing block's message may quote a value
+        # of X (§13.1; review of issue 34).
+        X = _dask.compute_array(X)
     if sparse.issparse(X):
         X = X.toarray()
     return np.ascontiguousarray(X, dtype=np.float64)
