@@ -96,7 +96,9 @@ def _public_sparse(X, accept_sparse, name, owner):
     if X.dtype.kind == "O":
         raise ValueError(f"{owner} needs numbers; sparse {name} has dtype object.")
     if X.format not in accept_sparse:
-        X = X.asformat(accept_sparse[0])  # structure only; duplicates are summed
+        # The conversion sums duplicates: in float64, as the CSR and CSC paths
+        # sum them (§13.3; review of issue 34: float32 COO summed in float32).
+        X = X.astype(np.float64).asformat(accept_sparse[0])
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)  # silent: see check_public's np.errstate
     return X
@@ -255,6 +257,11 @@ def _check_public(
             owner=owner,
         )
     if is_dask_array(X):
+        if not accept_sparse and sparse.issparse(getattr(X, "_meta", None)):
+            # A dask array of sparse blocks is refused here, before the charge,
+            # as a sparse matrix is (review of issue 34: it was charged, then
+            # failed in the pass).
+            _public_sparse(X._meta, accept_sparse, name, owner)
         X = check_dask_array(
             X,
             ensure_min_samples=ensure_min_samples,
