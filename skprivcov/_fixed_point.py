@@ -2,13 +2,14 @@
 
 Every statistic of clipped rows is an exact integer sum:
 
-* a unit-ball row z (‖z‖ ≤ 1) becomes the integers a = trunc(z·2^k), k =
-  :data:`FRACTION_BITS`. Truncation toward zero never increases a row's norm, so
+* a unit-ball row z (‖z‖ ≤ 1) becomes the integers a = rint(z·2^k), k =
+  :data:`FRACTION_BITS`, or a = trunc(z·2^k) where the nearest integers would
+  leave the ball (truncation toward zero never increases a norm), so
   Σ_j a_j² ≤ 2^{2k} exactly and the paper's sensitivities hold for the
   integers with no rounding term;
 * a block of at most :data:`BLOCK_ROWS` = 2^{53−2k} such rows has every partial
   sum of every Gram entry an integer of magnitude at most 2^53
-  (|Σ_i a_ij a_il| ≤ Σ_i ‖a_i‖²... ≤ S·2^{2k}), so a float64 GEMM on the block is
+  (|Σ_i a_ij a_il| ≤ Σ_i ‖a_i‖² ≤ S·2^{2k}), so a float64 GEMM on the block is
   exact in any order, with or without FMA;
 * the blocks' results are added as integers (:class:`ExactTotal`): no rounding
   and no order, so every input format, chunking, worker count and engine gives
@@ -19,9 +20,9 @@ The released statistic is the integer total over a public denominator
 integers themselves (``skprivcov.mechanisms._hardened``), so its sensitivity is
 exactly the paper's at every n ≤ 2^50, with no float-error term.
 
-The truncation costs a bias below 2^−k per coordinate of a unit row (so
-‖M − M_trunc‖_F ≤ 2·min(1, √d·2^−k) for the second moment), the factor
-:data:`SHRINK` a relative 2^−32.
+The grid moves a coordinate of a unit row by less than 2^−k (so
+‖M − M_grid‖_F ≤ 2·min(1, √d·2^−k) for the second moment), the factor
+:data:`SHRINK` by a relative 2^−32.
 """
 
 import numpy as np
@@ -168,11 +169,17 @@ class ExactTotal:
     def to_float(self, scale):
         """The totals times ``scale`` (a float), in float64: a function of the
         exact integers only (one pair (high, low) per integer), so equal
-        totals give equal bits. Relative error at most 2·2^−53 plus the
-        rounding of ``scale``."""
+        totals give equal bits. Each integer is rounded once to float64 (its
+        two halves' sum, exact below 2^53 for high), then once by the product:
+        relative error at most 2·2^−53 plus the rounding of ``scale``."""
         high, low = self.normalised()
-        values = high.astype(np.float64) * float(1 << _SPLIT)
-        values += low.astype(np.float64)
+        if np.abs(high).max(initial=0) >= 1 << 53:
+            # Beyond 2^85 (sums of more than 2^45 rows) high itself would
+            # round: Python converts each integer correctly rounded, once.
+            values = self.integers().astype(np.float64)
+        else:
+            values = high.astype(np.float64) * float(1 << _SPLIT)
+            values += low.astype(np.float64)
         values *= scale
         return values
 
@@ -200,6 +207,9 @@ class ExactStatistic(np.ndarray):
         )
         statistic = value.view(cls)
         statistic.exact = (total, int(denominator))
+        # Read-only: an in-place change would leave the integers stale, and
+        # hardened noise would release them (review of issue 34).
+        statistic.flags.writeable = False
         return statistic
 
     def __array_finalize__(self, obj):

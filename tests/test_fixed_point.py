@@ -368,3 +368,20 @@ def test_an_empty_lda_class_is_noised_on_the_lattice_of_the_others():
         units = release * denominator
         slack = 4 * 2.0**-53 * np.abs(units) + 1e-12
         assert np.all(np.abs(units - np.rint(units)) <= slack)
+
+
+def test_an_exact_statistic_cannot_be_changed_in_place():
+    """Its integers would go stale, and hardened noise would release them
+    (review of issue 34)."""
+    moment = unit_ball_statistics(np.eye(3), 1.0).second_moment
+    with pytest.raises(ValueError, match="read-only"):
+        moment *= 2.0
+    with pytest.raises(ValueError, match="read-only"):
+        np.fill_diagonal(np.asarray(moment), 9.0)
+
+
+def test_totals_beyond_two_to_the_85_are_rounded_once():
+    values = np.array([(1 << 90) + (1 << 37) + 1, -(1 << 88) - 3, 5], dtype=object)
+    total = ExactTotal.from_integers(values)
+    converted = total.to_float(1.0)
+    assert converted.tolist() == [float(int(v)) for v in values]
