@@ -256,6 +256,10 @@ def _check_against_numpy(estimator, chunkings, client, directory):
     expected = _release(_fit(_seeded(estimator, accountant), rows, rows), rows)
     expected_charges = _charges(accountant)
     workers = set(_worker_pids(client).values())
+    # The workers' addresses now: scheduler_info() can be momentarily empty
+    # on a loaded machine (seen once in CI), so the tasks are checked against
+    # these and the current ones.
+    addresses = set(client.scheduler_info()["workers"])
     outcomes = {}
     for i, (chunking, blocks) in enumerate(chunkings.items()):
         accountant = _budget() if "accountant" in estimator.get_params() else None
@@ -273,7 +277,7 @@ def _check_against_numpy(estimator, chunkings, client, directory):
         assert computed_in <= workers, f"{chunking}: blocks computed in {computed_in}"
         if computed_in:
             assert stream.data, chunking
-            assert {task["worker"] for task in stream.data} <= set(
+            assert {task["worker"] for task in stream.data} <= addresses | set(
                 client.scheduler_info()["workers"]
             )
         else:  # only a fit that reads no value of X reads no block

@@ -29,7 +29,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._fixed_point import ExactTotal
 from skprivcov._symmetric import mirror_upper
 from skprivcov.mechanisms._discrete import (
     discrete_gaussian,
@@ -301,10 +300,12 @@ def _exact_hardened_noise(values, sensitivity, budget, rng, symmetric, n_release
     draws = draws.reshape(values.shape)
     shift = int(plan.grid).bit_length() - 1
     rounded = total.rounded_down_shift(shift)
-    if draws.dtype == object:  # beyond int64: only extreme budgets
-        noisy = ExactTotal.from_integers(rounded.integers() + draws)
-    else:
-        noisy = rounded.add(draws, int(np.abs(draws).max(initial=0)))
+    if draws.dtype == object:
+        # Beyond int64 (only extreme budgets): the noisy integers may exceed
+        # an ExactTotal's range; Python ints, each converted once.
+        noisy = (rounded.integers() + draws).astype(np.float64)
+        return noisy * scale, noise, plan, scale
+    noisy = rounded.add(draws, int(np.abs(draws).max(initial=0)))
     return noisy.to_float(scale), noise, plan, scale
 
 

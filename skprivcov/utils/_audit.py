@@ -264,28 +264,42 @@ class AuditCase:
     bug_label: str
 
 
+_PLANS = ("noise_plan", "exact_noise_plan")
+
+
 @contextlib.contextmanager
 def _planted(function, factor):
     """A context in which ``mechanisms._covariance.<function>`` (a noise scale
     of the float path) is multiplied by ``factor``, and so is every discrete
     noise scale of the hardened path (docs/algorithms.rst §17)."""
-    from skprivcov.mechanisms import _covariance, _hardened
+    from skprivcov.mechanisms import _covariance, _hardened, _noise_source
 
-    plan = _hardened.noise_plan
+    plans = {name: getattr(_hardened, name) for name in _PLANS}
 
-    def smaller_plan(*args, **kwargs):
-        honest = plan(*args, **kwargs)
-        units = honest.units * factor
-        return honest._replace(
-            units=units if honest.gaussian else max(1, math.ceil(units))
-        )
+    def smaller(plan):
+        def smaller_plan(*args, **kwargs):
+            honest = plan(*args, **kwargs)
+            units = honest.units * factor
+            return honest._replace(
+                units=units if honest.gaussian else max(1, math.ceil(units))
+            )
 
-    with _scaled(_covariance, function, factor):
-        _hardened.noise_plan = smaller_plan
+        return smaller_plan
+
+    # The float scale where each path computes it (the eigenvalues in
+    # _covariance, the second moments in _noise_source), and both hardened
+    # plans (a float statistic's grid, an exact statistic's integers, §19).
+    with (
+        _scaled(_covariance, function, factor),
+        _scaled(_noise_source, function, factor),
+    ):
+        for name, plan in plans.items():
+            setattr(_hardened, name, smaller(plan))
         try:
             yield
         finally:
-            _hardened.noise_plan = plan
+            for name, plan in plans.items():
+                setattr(_hardened, name, plan)
 
 
 def _make_audited(name, variant, budget, seed):
