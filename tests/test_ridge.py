@@ -511,7 +511,11 @@ def test_auto_alpha_of_the_cv_search_is_a_multiple_of_the_pooled_formula():
 def test_auto_alpha_beats_a_small_fixed_alpha_at_a_small_budget():
     """Diabetes-like: few rows, ρ = 0.5. The penalty from the noise level keeps
     the model from fitting the noise (issue 20: alpha=1e-3 was up to 1.4×
-    worse than predicting the mean)."""
+    worse than predicting the mean). A small alpha's failures are rare and
+    catastrophic (2 of these 60 draws, test MSE beyond 1e12), so 10 draws
+    showed one or not by chance: the exact statistics of issue 34 changed the
+    draws, and the first 10 no longer held one. 60 draws; and no fit of
+    alpha="auto" is worse than the worst of predicting the mean."""
     from sklearn.datasets import load_diabetes
 
     X, y = load_diabetes(return_X_y=True)
@@ -527,11 +531,12 @@ def test_auto_alpha_beats_a_small_fixed_alpha_at_a_small_budget():
         ).fit(X[train], y[train])
         return np.mean((model.predict(X[test]) - y[test]) ** 2)
 
-    auto = np.mean([mse("auto", s) for s in range(10)])
-    small = np.mean([mse(1e-3, s) for s in range(10)])
-    mean_only = np.mean([mse(1e12, s) for s in range(10)])
-    assert auto < 0.8 * small
-    assert auto <= mean_only
+    auto = np.array([mse("auto", s) for s in range(60)])
+    small = np.array([mse(1e-3, s) for s in range(60)])
+    mean_only = np.array([mse(1e12, s) for s in range(60)])
+    assert auto.mean() < 0.8 * small.mean()
+    assert auto.mean() <= mean_only.mean()
+    assert auto.max() <= mean_only.max()
 
 
 def test_the_own_release_is_raw_unless_the_projection_is_the_mechanisms():
