@@ -121,13 +121,26 @@ def test_the_integers_are_exactly_the_python_ones(seed):
 
 
 def test_rows_whose_nearest_integers_leave_the_ball_are_truncated():
-    """A unit row of half-units: the nearest integers have Σ a² > 2^{2k}
-    (the rounding only adds), so the row is truncated, and stays inside."""
-    row = np.array([3.5, 4.5]) / np.hypot(3.5, 4.5)
-    scaled = row * SHRINK * UNIT
-    assert sum(round(v) ** 2 for v in scaled) > ONE or True  # either rule is exact
+    """A unit row whose nearest integers have Σ a² > 2^{2k} (found among rows
+    of half-units) is truncated, and stays inside; a row strictly inside keeps
+    its nearest integers."""
+    rng = np.random.default_rng(2)
+    for _ in range(1000):
+        row = (rng.integers(1, 2**K, size=3) + 0.5) * rng.choice([-1, 1], 3)
+        row /= np.linalg.norm(row)
+        scaled = [
+            v * ((SHRINK * UNIT) / max(math.sqrt(sum(row * row)), 1.0)) for v in row
+        ]
+        if sum(round(v) ** 2 for v in scaled) > ONE:
+            break
+    else:
+        raise AssertionError("no overshooting row found")
     stats = unit_ball_statistics(row[None, :], 1.0)
-    assert int(stats.gram.integers().trace()) <= ONE
+    truncated = [math.trunc(v) for v in scaled]
+    assert int(stats.gram.integers().trace()) == sum(a * a for a in truncated) <= ONE
+    inside = unit_ball_statistics(0.5 * row[None, :], 1.0)
+    nearest = [round(v * 0.5) for v in scaled]
+    assert int(inside.gram.integers().trace()) == sum(a * a for a in nearest)
 
 
 def test_blocks_of_the_gemm_stay_below_two_to_the_53():
