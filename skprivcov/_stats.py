@@ -7,7 +7,7 @@ it (Clip(x, B)/B, docs/algorithms.rst §3.3). X is never copied whole:
 * dense arrays and memmaps (float64 or float32, any layout) are read in place,
   a tile of rows at a time: each tile is read from memory once and its
   integer rows written once, into a block that symmetric rank-k updates add
-  up (:func:`_dense_gram`); threads share the tiles (:func:`_threads`);
+  up (:func:`_dense_gram`); each thread (:func:`_threads`) owns whole blocks;
 * CSR matrices are read in row blocks of bounded non-zeros, CSC matrices in
   column blocks (after one pass for the row norms), never densified;
 * dask arrays are reduced block by block on the cluster (the numpy or sparse
@@ -41,10 +41,10 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
-from scipy.linalg import blas
 from threadpoolctl import ThreadpoolController
 
 from skprivcov import _dask, _spark
+from skprivcov._blas import syrk_upper
 from skprivcov._clipping import (
     canonical_sparse,
     dense_row_norms,
@@ -337,6 +337,15 @@ def _product_rows(n_features, block_rows, per_tile):
     return min(max(values // max(n_features, 1), per_tile), block_rows)
 
 
+def _block_spans(n_samples, block_rows, shares):
+    """(start, stop) of the blocks of rows, each of at most ``block_rows``
+    rows, their number a multiple of ``shares`` (so that each thread gets as
+    many) and their sizes within one row of each other."""
+    count = shares * -(-n_samples // (block_rows * shares))
+    cut = [n_samples * i // count for i in range(count + 1)]
+    return [(cut[i], cut[i + 1]) for i in range(count) if cut[i] < cut[i + 1]]
+
+
 def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite, threads=1):
     """(Σ a aᵀ, Σ a or None, non-finite rows) of a dense X (array or memmap,
     float64 or float32, any layout), read in place tile by tile
@@ -354,51 +363,51 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite, threads=1):
 
     Every tile is scaled row by row, whether or not it has a row to clip: a
     shortcut for tiles without one would make the running time tell whether
-    the data has rows beyond the bound. Every BLAS call in the loop goes to
-    SciPy's BLAS, not NumPy's (a separate OpenBLAS whose threads contend with
-    SciPy's; docs/developers.rst, measurements). The threads share the tiles
-    of each product (each its own buffers; NumPy releases the GIL in every
-    step), then the product runs on SciPy's BLAS threads. (SciPy's OpenBLAS
-    threads spin for a while after each product, so on two cores a second
-    thread gains less here than in the norm-only passes: measured at
-    n = 4·10⁴, d = 1000, the median pass 1.9–2.0 × the float Gram with two
-    threads, 2.15–2.2 × with one.)
+    the data has rows beyond the bound.
+
+    Threads: each owns every ``threads``-th block (the blocks are as many for
+    each, a public function of the shape), puts its rows on the grid and
+    multiplies them itself on one BLAS thread, through SciPy's BLAS with the
+    GIL released (``_blas``); the threads' integer totals are then added,
+    exactly, so the result does not depend on the number of threads. Sharing
+    each product between the threads and then multiplying it on BLAS's own
+    threads, as before, left the cores half idle: SciPy's OpenBLAS threads
+    spin for a while after each product, taking the cores from the threads
+    that put the next rows on the grid (measured: the grid took as long on
+    two threads as on one; benchmarks/bench_fit_time.py).
     """
     n_samples, d = X.shape
     block_rows = max(1, min(chunk_rows, BLOCK_ROWS, n_samples))
+    spans = _block_spans(n_samples, block_rows, threads)
+    block_rows = max(stop - start for start, stop in spans)
     # Tiles (four buffers of a tile each) and products within a block: the
-    # memory stays that of about one chunk.
+    # memory stays that of about one chunk per thread.
     per_tile = max(2, min(tile_rows(d), block_rows // 4))
     product_rows = _product_rows(d, block_rows, per_tile)
     width = d + 1 if with_mean else d
     constant = UNIT if with_mean else None
-    grids = [_DenseGrid(d, per_tile, constant) for _ in range(threads)]
-    # tiles() may end a product with a tile of per_tile + 1 rows.
-    rows = np.empty((product_rows + 1, width))
-    # Fortran-ordered, as dsyrk writes it; the strict lower triangle stays 0.
-    block = np.zeros((width, width), order="F")
-    integers = np.empty((width, width), dtype=np.int64, order="F")
-    gram = ExactTotal((d, d))
-    total = ExactTotal((d,)) if with_mean else None
-    n_bad = 0
-    with _pool(threads) as pool:
-        for block_start in range(0, n_samples, block_rows):
-            block_stop = min(block_start + block_rows, n_samples)
+
+    def run(share):
+        grid = _DenseGrid(d, per_tile, constant)
+        # tiles() may end a product with a tile of per_tile + 1 rows.
+        rows = np.empty((product_rows + 1, width))
+        # Fortran-ordered, as dsyrk writes it; the strict lower triangle
+        # stays 0.
+        block = np.zeros((width, width), order="F")
+        integers = np.empty((width, width), dtype=np.int64, order="F")
+        gram = ExactTotal((d, d))
+        total = ExactTotal((d,)) if with_mean else None
+        n_bad = 0
+        for block_start, block_stop in spans[share::threads]:
             beta = 0.0
             for start, stop in tiles(block_stop - block_start, product_rows):
                 part = rows[: stop - start]
-                n_bad += _run_shared(
-                    pool,
-                    grids,
-                    list(tiles(stop - start, per_tile)),
-                    X[block_start + start : block_start + stop],
-                    part,
-                    norm_bound,
-                )
-                # part.T is Fortran-ordered: BLAS reads it in place.
-                block = blas.dsyrk(
-                    1.0, part.T, beta=beta, c=block, trans=0, lower=0, overwrite_c=1
-                )
+                first = block_start + start
+                for low, high in tiles(stop - start, per_tile):
+                    n_bad += grid.integers(
+                        X[first + low : first + high], norm_bound, part[low:high]
+                    )
+                syrk_upper(part, block, beta)
                 beta = 1.0
             count = block_stop - block_start
             np.copyto(integers, block, casting="unsafe")
@@ -407,26 +416,25 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite, threads=1):
             gram.add(integers.T[:d, :d], count << (2 * FRACTION_BITS))
             if with_mean:
                 total.add(integers[:d, d] >> FRACTION_BITS, count << FRACTION_BITS)
+        return gram, total, n_bad
+
+    if threads <= 1:
+        gram, total, n_bad = run(0)
+    else:
+        # One BLAS thread per product: the threads here are the parallelism.
+        with (
+            _blas_controller().limit(limits=1, user_api="blas"),
+            _pool(threads) as pool,
+        ):
+            futures = [pool.submit(run, share) for share in range(1, threads)]
+            results = [run(0)] + [future.result() for future in futures]
+        gram = sum((result[0] for result in results[1:]), results[0][0])
+        total = None
+        if with_mean:
+            total = sum((result[1] for result in results[1:]), results[0][1])
+        n_bad = sum(result[2] for result in results)
     _mirror_total(gram)
     return gram, total, n_bad
-
-
-def _run_shared(pool, grids, spans, X, out, norm_bound):
-    """The integers of the rows ``X[first:last]`` into ``out[first:last]`` for
-    each (first, last) of ``spans``, split into consecutive shares, one per
-    grid, the first on this thread; the number of non-finite rows."""
-
-    def run(share):
-        grid = grids[share]
-        n_bad = 0
-        for first, last in spans[cut[share] : cut[share + 1]]:
-            n_bad += grid.integers(X[first:last], norm_bound, out[first:last])
-        return n_bad
-
-    shares = len(grids)
-    cut = [len(spans) * i // shares for i in range(shares + 1)]
-    futures = [pool.submit(run, share) for share in range(1, shares)]
-    return run(0) + sum(future.result() for future in futures)
 
 
 @contextmanager
@@ -449,18 +457,23 @@ _MAX_THREADS = 4
 _controller = None
 
 
+def _blas_controller():
+    """threadpoolctl's controller of the BLAS libraries loaded (made once)."""
+    global _controller
+    if _controller is None:
+        _controller = ThreadpoolController().select(user_api="blas")
+    return _controller
+
+
 def _threads(X):
     """Threads for a pass over a dense X in this process: as many as the BLAS
     libraries use (so a user's ``threadpoolctl`` limit, or a cluster
     worker's single thread, holds here too), at most the usable cores and
     ``_MAX_THREADS``; one for small X or sparse input. The work of each
     thread is a fixed share of the tiles: the data does not change it."""
-    global _controller
     if sparse.issparse(X) or X.ndim != 2 or X.size < _THREADED_VALUES:
         return 1
-    if _controller is None:
-        _controller = ThreadpoolController().select(user_api="blas")
-    counts = [lib.get_num_threads() for lib in _controller.lib_controllers]
+    counts = [lib.get_num_threads() for lib in _blas_controller().lib_controllers]
     cores = (
         len(os.sched_getaffinity(0))
         if hasattr(os, "sched_getaffinity")
