@@ -342,6 +342,8 @@ def _block_spans(n_samples, block_rows, shares):
     rows, their number a multiple of ``shares`` (so that each thread gets as
     many) and their sizes within one row of each other."""
     count = shares * -(-n_samples // (block_rows * shares))
+    if not count:
+        return []
     cut = [n_samples * i // count for i in range(count + 1)]
     return [(cut[i], cut[i + 1]) for i in range(count) if cut[i] < cut[i + 1]]
 
@@ -379,7 +381,7 @@ def _dense_gram(X, norm_bound, chunk_rows, with_mean, nonfinite, threads=1):
     n_samples, d = X.shape
     block_rows = max(1, min(chunk_rows, BLOCK_ROWS, n_samples))
     spans = _block_spans(n_samples, block_rows, threads)
-    block_rows = max(stop - start for start, stop in spans)
+    block_rows = max((stop - start for start, stop in spans), default=1)
     # Tiles (four buffers of a tile each) and products within a block: the
     # memory stays that of about one chunk per thread.
     per_tile = max(2, min(tile_rows(d), block_rows // 4))
