@@ -30,6 +30,7 @@ from skprivcov._fixed_point import (
     ExactTotal,
 )
 from skprivcov._random import release_generator
+from skprivcov import _stats
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.decomposition import PrivatePCA
@@ -118,6 +119,23 @@ def test_the_integers_are_exactly_the_python_ones(seed):
         )
     )
     assert gap <= gram_error_bound(n, d)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 97])
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_the_threads_and_blocks_do_not_change_the_integers(n, threads):
+    """Each thread owns whole blocks and the totals are added exactly: any
+    number of threads and any block size give the Python integers, including
+    no rows (an empty dask block) and fewer blocks than threads."""
+    rng = np.random.default_rng(n)
+    X = _adversarial(rng, n, 3) if n else np.empty((0, 3))
+    gram, sums, _ = _reference(X, 1.0) if n else ([[0] * 3] * 3, [0] * 3, [])
+    for chunk_rows in (1, 2, 7, None):
+        rows = _stats._rows_per_chunk(3, chunk_rows)
+        total, mean, n_bad = _stats._dense_gram(X, 1.0, rows, True, "zero", threads)
+        assert total.integers().tolist() == gram
+        assert mean.integers().tolist() == sums
+        assert n_bad == 0
 
 
 def test_rows_whose_nearest_integers_leave_the_ball_are_truncated():
