@@ -13,6 +13,7 @@ from skprivcov.covariance import (
     SeparateCovariance,
     ZeroCovariance,
 )
+from skprivcov.naive_bayes import PrivateGaussianNB
 from skprivcov.privacy import (
     BudgetExceededError,
     PrivacyAccountant,
@@ -34,6 +35,7 @@ __all__ = [
     "NuclearLaplaceCovariance",
     "PrivacyAccountant",
     "PrivacyCost",
+    "PrivateGaussianNB",
     "ProjectionCovariance",
     "SeparateCovariance",
     "UnsupportedPrivacyNotionError",

@@ -37,6 +37,7 @@ from skprivcov import GaussianCovariance, PrivacyAccountant
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.naive_bayes import PrivateGaussianNB
 from skprivcov.utils import instances, registry
 
 dask = pytest.importorskip("dask")
@@ -136,7 +137,7 @@ def _fit(estimator, X, rows):
     the target and labels from the numpy ``rows``."""
     if isinstance(estimator, PrivateRidge | PrivateRidgeCV):
         return estimator.fit(X[:, :-1], rows[:, -1])
-    if isinstance(estimator, PrivateLinearDiscriminantAnalysis):
+    if isinstance(estimator, PrivateLinearDiscriminantAnalysis | PrivateGaussianNB):
         return estimator.fit(X, (rows[:, 0] > 0).astype(int))
     return estimator.fit(X)
 

@@ -40,7 +40,7 @@ def test_each_class_sum_gets_one_release_of_noise_at_the_whole_budget(monkeypatc
     calls = _spy(monkeypatch)
     # At a public bound (the default's private bound takes 1/16 first).
     clf = PrivateLinearDiscriminantAnalysis(
-        rho=0.5, norm_bound=1.0, noise="float", random_state=0
+        rho=0.5, norm_bound=1.0, covariance="full", noise="float", random_state=0
     ).fit(X, y)
     assert len(calls) == 3
     for label, (moment, n_samples, budget) in zip(clf.classes_, calls, strict=True):
@@ -66,14 +66,14 @@ def test_the_joint_sensitivity_is_that_of_one_release(monkeypatch):
         X2[swap] = np.array([0.6, -0.8]) * (swap % 3 + 1) / 3
         y2[swap] = (y[swap] + 1 + swap % 2) % 3
         calls.clear()
-        PrivateLinearDiscriminantAnalysis(rho=1.0, noise="float", random_state=0).fit(
-            X, y
-        )
+        PrivateLinearDiscriminantAnalysis(
+            rho=1.0, covariance="full", noise="float", random_state=0
+        ).fit(X, y)
         first = np.array([moment for moment, _, _ in calls])
         calls.clear()
-        PrivateLinearDiscriminantAnalysis(rho=1.0, noise="float", random_state=0).fit(
-            X2, y2
-        )
+        PrivateLinearDiscriminantAnalysis(
+            rho=1.0, covariance="full", noise="float", random_state=0
+        ).fit(X2, y2)
         second = np.array([moment for moment, _, _ in calls])
         assert np.linalg.norm(first - second) <= math.sqrt(2) / len(X) * (1 + 1e-12)
 
@@ -139,7 +139,11 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     calls = _spy(monkeypatch)
     for seed in range(400):
         clf = PrivateLinearDiscriminantAnalysis(
-            epsilon=0.5, norm_bound=1.0, noise="float", random_state=seed
+            epsilon=0.5,
+            norm_bound=1.0,
+            covariance="full",
+            noise="float",
+            random_state=seed,
         )
         clf.fit(X, y)
     assert calls == []  # no Gaussian noise

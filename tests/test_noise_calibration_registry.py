@@ -85,6 +85,13 @@ ADDITIVE_PARTS.update(
     | {f"mean step {t}": "mean" for t in range(1, 11)}
 )
 _COINPRESS_PAIRS = "pair second moment"
+# The classifiers' blocks (§21): each part noises the statistic of its name.
+ADDITIVE_PARTS.update(
+    {
+        step: step
+        for step in ("class counts", "class totals", "class squares", "pooled squares")
+    }
+)
 OTHER_PARTS |= {"covariance scale", "mean scale"}
 
 
@@ -110,6 +117,13 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
         return min(math.sqrt(dimension * (dimension + 1)), dimension / 2**0.5 + 1) / (
             n_rows
         )
+    if site in ("class counts", "class squares", "pooled squares"):
+        # §21: a change of class moves two entries by one (counts) or two
+        # blocks by x⊙x and y⊙y; ℓ1 2/n, ℓ2 √2/n.
+        return (math.sqrt(2.0) if gaussian else 2.0) / n_rows
+    if site == "class totals":
+        # §21: ‖x − y‖ ≤ 2 within a class; ℓ1 2√d/n.
+        return (2.0 if gaussian else 2.0 * math.sqrt(N_FEATURES)) / n_rows
     if site == "eigenvalues":
         return (math.sqrt(2.0) if gaussian else 2.0) / n_rows
     if site in ("trace", "shrinkage"):

@@ -81,7 +81,10 @@ def published(estimator):
         estimator.set_params(random_state=0)
     if "classes" in params:  # a classifier: labels from the first column
         estimator.fit(X, (X[:, 0] > 0).astype(int))
-        arrays = [estimator.coef_, estimator.intercept_, estimator.means_]
+        if hasattr(estimator, "coef_"):
+            arrays = [estimator.coef_, estimator.intercept_, estimator.means_]
+        else:  # naive Bayes
+            arrays = [estimator.theta_, estimator.var_, estimator.class_prior_]
     elif "alpha" in params or "alphas" in params:
         estimator.fit(X[:, :3], X[:, 3])
         arrays = [estimator.coef_, np.atleast_1d(estimator.intercept_)]

@@ -33,6 +33,7 @@ from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.naive_bayes import PrivateGaussianNB
 from skprivcov.utils import all_estimators, instances, registry
 
 FORK = multiprocessing.get_context("fork")
@@ -68,7 +69,7 @@ def _fit(estimator, X, y=None):
     a classifier on labels (``y`` if given, else from the first column)."""
     if isinstance(estimator, PrivateRidge | PrivateRidgeCV):
         return estimator.fit(X[:, :-1], X[:, -1] if y is None else y)
-    if isinstance(estimator, PrivateLinearDiscriminantAnalysis):
+    if isinstance(estimator, PrivateLinearDiscriminantAnalysis | PrivateGaussianNB):
         labels = (np.asarray(X, dtype=float)[:, 0] > 0).astype(int) if y is None else y
         return estimator.fit(X, labels)
     return estimator.fit(X)
@@ -452,7 +453,11 @@ def test_no_message_contains_a_data_value(name, estimator, case):
     X = _bad_inputs()[case]
     est = clone(estimator)
     if isinstance(
-        est, PrivateRidge | PrivateRidgeCV | PrivateLinearDiscriminantAnalysis
+        est,
+        PrivateRidge
+        | PrivateRidgeCV
+        | PrivateLinearDiscriminantAnalysis
+        | PrivateGaussianNB,
     ):
         messages = _messages(lambda: est.fit(X, np.full(np.shape(X)[0], SENTINEL)))
         messages += _messages(lambda: est.fit(_unit_rows(), np.array([WORD] * 60)))

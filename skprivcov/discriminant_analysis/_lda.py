@@ -12,9 +12,8 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
 from skprivcov._constraints import (
@@ -25,24 +24,28 @@ from skprivcov._constraints import (
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
-from skprivcov._dask import is_dask_array
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
 from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric, check_input, check_public
+from skprivcov._validation import as_numeric, check_input
 from skprivcov.covariance._base import (
-    auto_norm_bound,
-    bound_range,
-    charge,
     eigenvalue_floor,
     floored_inverse,
-    is_private_bound,
 )
 from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.discriminant_analysis._class_blocks import (
+    charge_and_check_labels,
+    check_feature_bounds,
+    check_labels_public,
+    class_estimates,
+    clipping_rows,
+    release_blocks,
+)
 from skprivcov.mechanisms import (
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
     second_moment_l2_sensitivity,
 )
+from skprivcov.mechanisms._noise_level import noise_level
 from skprivcov.mechanisms._noise_source import noisy_second_moment
 from skprivcov.privacy import (
     BudgetPart,
@@ -53,7 +56,7 @@ from skprivcov.privacy import (
     resolve_budget,
 )
 
-__all__ = ["PrivateLinearDiscriminantAnalysis"]
+__all__ = ["PrivateLinearDiscriminantAnalysis", "auto_structure"]
 
 
 def _noisy_class_sum(moment, n_samples, budget, rng, n_classes, joint):
@@ -84,14 +87,58 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes, joint):
     )
 
 
+# §21: "auto" takes the full (shrunk) scatter where one second-moment
+# release's noise level times d is at most this, the shared diagonal
+# variances elsewhere (measured: docs/classification.rst).
+FULL_AT_NOISE = 0.15
+
+
+def auto_structure(n_samples, n_features, n_classes, budget):
+    """``covariance="auto"``: the structure chosen from public values only
+    (docs/algorithms.rst §21, measured in docs/classification.rst).
+
+    "shrunk" where d·L ≤ 0.15, L = ``noise_level(n, d, budget)`` the
+    spectral noise of one release of the second moment at ``budget``: the
+    full scatter's d² numbers are then resolved well enough to beat shared
+    diagonal variances; "diagonal" elsewhere (every cell of the acceptance
+    table: small n, pure ε ≤ 3). The number of classes does not move the
+    rule (the blocks' and the full release's noise do not grow with it).
+
+    Parameters
+    ----------
+    n_samples, n_features, n_classes : int
+    budget : PrivacyCost
+        The budget of the release (after a private bound's part).
+
+    Returns
+    -------
+    structure : {"shrunk", "diagonal"}
+    """
+    del n_classes  # measured: no effect on the choice
+    level = noise_level(n_samples, n_features, budget) * n_features
+    return "shrunk" if level <= FULL_AT_NOISE else "diagonal"
+
+
 class PrivateLinearDiscriminantAnalysis(
     ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator
 ):
-    """Linear discriminant analysis from one private release per class.
+    """Linear discriminant analysis from private per-class releases.
 
-    The class label partitions the rows. For each class c the sum of the
-    augmented rows' outer products S_c = Σ_{i∈c} a_i a_iᵀ, a_i = (x_i/√2, 1/√2)
-    with x_i clipped to ``norm_bound``, is released with Gaussian noise.
+    ``covariance`` chooses what is released (docs/algorithms.rst §21):
+    ``"diagonal"`` releases per class the count and the sum of the rows, and
+    the sum of the rows' squares over all classes, three blocks at public
+    shares of the budget (5% / 85% / 10%), from which the class means and the
+    within-class variance of every feature (shared by the classes) follow;
+    ``"full"`` releases the per-class second moments below; ``"shrunk"`` is
+    ``"full"`` with the within-class covariance shrunk toward (tr/d)·I by the
+    release's public noise level; ``"auto"`` (the default) takes
+    ``"shrunk"`` where d times that noise level is at most 0.15 and
+    ``"diagonal"`` elsewhere (measured: docs/classification.rst).
+
+    The full release: the class label partitions the rows. For each class c
+    the sum of the augmented rows' outer products S_c = Σ_{i∈c} a_i a_iᵀ,
+    a_i = (x_i/√2, 1/√2) with x_i clipped to ``norm_bound``, is released with
+    Gaussian noise.
     Replacing one row changes at most two of the sums (its old and new class),
     and the joint Frobenius sensitivity of (S_1, …, S_C) is still √2, that of
     one release (docs/algorithms.rst §15): noise at one release's scale on
@@ -129,6 +176,17 @@ default="auto"
         published as ``norm_bound_``; a pair (low, high) chooses it on the
         grid of that public range. A number is a public bound (nothing spent
         on it).
+
+    feature_bounds : tuple (lower, upper) of arrays of shape (n_features,) \
+or floats, default=None
+        A public box of the features. Rows are clipped to it and centred at
+        its centre (a public per-row rule); the bound is then half its
+        diagonal, or a smaller numeric ``norm_bound`` (nothing is spent on a
+        bound), and the "diagonal" structure's means and variances are
+        clipped to what the box allows (§21). X is then densified.
+
+    covariance : {"auto", "full", "diagonal", "shrunk"}, default="auto"
+        The structure of the release, above.
 
     n_components : int >= 1, default=None
         Dimensions kept by ``transform`` (at most min(n_classes − 1,
@@ -183,8 +241,13 @@ default="auto"
         The budget charged.
 
     privacy_parts_ : tuple of BudgetPart
-        The per-class sums, released jointly (after the part ``"norm bound"``
-        with ``norm_bound="auto"``).
+        The per-class sums, released jointly ("full", "shrunk"), or the
+        blocks ``"class counts"``, ``"class totals"`` and ``"pooled
+        squares"`` ("diagonal"), after the part ``"norm bound"`` with
+        ``norm_bound="auto"``.
+
+    covariance_structure_ : {"full", "diagonal", "shrunk"}
+        The structure released: ``covariance``, or the choice of "auto".
 
     norm_bound_ : float
         The bound the rows were clipped at: ``norm_bound``, or with "auto" its
@@ -210,6 +273,11 @@ default="auto"
     array([0, 1])
     >>> print(clf.privacy_spent_)
     1-zCDP
+    >>> clf.covariance_structure_
+    'shrunk'
+    >>> small = PrivateLinearDiscriminantAnalysis(epsilon=0.3, random_state=0)
+    >>> small.fit(X[::20], y[::20]).covariance_structure_
+    'diagonal'
     """
 
     _parameter_constraints: dict = {
@@ -218,6 +286,8 @@ default="auto"
         "epsilon": BUDGET,
         "delta": DELTA,
         "norm_bound": RELEASE_NORM_BOUND,
+        "feature_bounds": [tuple, None],
+        "covariance": [StrOptions({"auto", "full", "diagonal", "shrunk"})],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "nonfinite": NONFINITE,
         "noise": NOISE,
@@ -233,6 +303,8 @@ default="auto"
         epsilon=None,
         delta=None,
         norm_bound="auto",
+        feature_bounds=None,
+        covariance="auto",
         n_components=None,
         nonfinite="raise",
         noise="hardened",
@@ -244,6 +316,8 @@ default="auto"
         self.epsilon = epsilon
         self.delta = delta
         self.norm_bound = norm_bound
+        self.feature_bounds = feature_bounds
+        self.covariance = covariance
         self.n_components = n_components
         self.nonfinite = nonfinite
         self.noise = noise
@@ -300,81 +374,71 @@ default="auto"
         self : object
         """
         budget = self.fit_cost()
-        X = check_public(self, X, reset=True, ensure_min_features=1)
-        if is_dask_array(X):
-            raise TypeError(
-                "PrivateLinearDiscriminantAnalysis does not take dask arrays; "
-                "compute X first."
-            )
-        if y is None:
-            raise ValueError(
-                "PrivateLinearDiscriminantAnalysis requires y to be passed, but the "
-                "target y is None."
-            )
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels.")
-        public_classes = None if self.classes is None else np.asarray(self.classes)
-        if public_classes is not None:
-            # The kind of labels is checked on the public list, before the
-            # charge; afterwards y is only checked for membership, so no
-            # label in the list can make the fit fail (§13.2).
-            check_classification_targets(public_classes)
-        if public_classes is not None and np.unique(public_classes).size < 2:
-            raise ValueError("classes must hold at least 2 distinct labels.")
+        X, y, public_classes = check_labels_public(self, X, y)
+        box = check_feature_bounds(self.feature_bounds, X.shape[1])
         if public_classes is not None and self.n_components is not None:
             self._check_n_components(np.unique(public_classes).size, X.shape[1])
-        charge(self.accountant, budget, self)
+        classes = charge_and_check_labels(self, budget, y, public_classes)
 
         # Values from here on (docs/algorithms.rst §13.2).
-        if public_classes is None:
-            check_classification_targets(y)
-            classes = np.unique(y)
-            if classes.size < 2:
-                raise ValueError(
-                    "y has fewer than 2 classes; a classifier needs at least 2."
-                )
-        else:
-            classes = np.unique(public_classes)
-            if not np.all(np.isin(y, classes)):
-                raise ValueError("y has labels that are not in classes.")
         if self.n_components is not None:
             self._check_n_components(classes.size, X.shape[1])
         X = as_numeric(X)
         rng = release_generator(self.random_state, noise=self.noise)
         n_samples = X.shape[0]
-        parts = ()
-        if is_private_bound(self.norm_bound):
-            # §18.2: a private row-norm bound at 1/16, the class sums at the
-            # rest (sequential composition on the same rows). Where the part
-            # cannot buy an accurate bound (n ≤ 2r) the largest candidate: the
-            # class sums then drown in noise and the classifier predicts about
-            # the priors, where the smallest would shrink every row onto a
-            # tiny sphere and saturate the scores.
-            rows = ClippedData(X, augmented=True, nonfinite=self.nonfinite)
-            parts, budget, bound = auto_norm_bound(
-                rows,
-                budget,
-                rng,
-                fallback="high",
-                bound_range=bound_range(self.norm_bound),
-            )
-        else:
-            bound = float(self.norm_bound)
-        # Every class's statistics first, then their noise (§15).
-        moments = [self._class_moment(X, y == label, bound) for label in classes]
-        joint = object()  # the classes spend one budget together (§15)
-        releases = [
-            _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
-            for moment in moments
-        ]
+        # §18.2: with "auto" a private row-norm bound at 1/16, the release at
+        # the rest (sequential composition on the same rows). Where the part
+        # cannot buy an accurate bound (n ≤ 2r) the largest candidate: the
+        # class sums then drown in noise and the classifier predicts about
+        # the priors. With a public box, rows centred in it (§21).
+        X, bound, parts, budget, centre = clipping_rows(self, X, budget, rng, box)
+        half_widths = None if box is None else (box[1] - box[0]) / 2.0 / bound
+        structure = self._structure(n_samples, X.shape[1], classes.size, budget)
         self.classes_ = classes
-        self._fit_from_releases(np.array(releases), n_samples, budget, bound)
+        if structure == "diagonal":
+            # §21: per class [count, Σx] and the pooled Σx⊙x, block by block.
+            blocks, release_parts = release_blocks(
+                X, y, classes, bound, budget, rng, pooled=True, nonfinite=self.nonfinite
+            )
+            estimates = class_estimates(blocks, n_samples, budget.notion, half_widths)
+            within = np.diag(estimates.variances[0])
+            self._fit_classifier(
+                estimates.shares,
+                estimates.means,
+                np.diag(1.0 / estimates.variances[0]),
+                within,
+                0.0,
+                bound,
+                mean_noise=estimates.mean_noise,
+            )
+            self._recentre(centre)
+        else:
+            # Every class's statistics first, then their noise (§15).
+            moments = [self._class_moment(X, y == label, bound) for label in classes]
+            joint = object()  # the classes spend one budget together (§15)
+            releases = [
+                _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
+                for moment in moments
+            ]
+            self._fit_from_releases(
+                np.array(releases), n_samples, budget, bound, structure == "shrunk"
+            )
+            self._recentre(centre)
+            release_parts = (BudgetPart("per-class sums", budget),)
+        self.covariance_structure_ = structure
         self.norm_bound_ = bound
-        self.privacy_parts_ = (*parts, BudgetPart("per-class sums", budget))
+        self.privacy_parts_ = (*parts, *release_parts)
         self.privacy_spent_ = self.fit_cost()
         check_within(compose_parts(self.privacy_parts_), self.privacy_spent_)
         return self
+
+    def _recentre(self, centre):
+        """Back from rows centred in the public box to the units of X."""
+        if centre is None:
+            return
+        self.means_ = self.means_ + centre
+        self.xbar_ = self.xbar_ + centre
+        self.intercept_ = self.intercept_ - self.coef_ @ centre
 
     def _check_n_components(self, n_classes, n_features):
         limit = min(n_classes - 1, n_features)
@@ -384,7 +448,14 @@ default="auto"
                 f"n_features) = {limit}."
             )
 
-    def _fit_from_releases(self, releases, n_samples, budget, bound):
+    def _structure(self, n_samples, n_features, n_classes, budget):
+        """The covariance structure: the parameter, or for "auto" the public
+        rule of docs/algorithms.rst §21 (:func:`auto_structure`)."""
+        if self.covariance != "auto":
+            return self.covariance
+        return auto_structure(n_samples, n_features, n_classes, budget)
+
+    def _fit_from_releases(self, releases, n_samples, budget, bound, shrunk):
         """Priors, means, pooled covariance and the classifier (post-processing)."""
         d = releases.shape[1] - 1
         # Shares n_c/n (constant entry / c0²) and sums Σ x/n (cross / (c_x c_0)).
@@ -397,11 +468,32 @@ default="auto"
         within = scatter - np.einsum("c,ci,cj->ij", shares, means, means)
         within = project_psd_trace_ball((within + within.T) / 2, 1.0)
         floor = eigenvalue_floor(n_samples, d, budget)
+        if shrunk:
+            # §21: toward (tr/d)·I, with the weight L/(L + tr/d) of the public
+            # noise level L of the release (post-processing).
+            level = noise_level(n_samples, d, budget)
+            target = max(np.trace(within) / d, floor)
+            weight = level / (level + target)
+            within = (1.0 - weight) * within + weight * target * np.eye(d)
         precision = floored_inverse(within, floor)
+        self._fit_classifier(shares, means, precision, within, floor, bound)
+
+    def _fit_classifier(
+        self, shares, means, precision, within, floor, bound, mean_noise=None
+    ):
+        """The linear classifier and the discriminant directions of class
+        shares, means and a within-class covariance (and its floored
+        inverse), at unit scale (post-processing). ``mean_noise``: the public
+        variance of each coordinate of each class mean's noise, subtracted
+        from the quadratic term μᵀPμ (its expectation is μᵀPμ + v·tr P, §21)."""
+        d = means.shape[1]
         priors = shares / shares.sum()
 
         coefficients = means @ precision  # per class, at unit scale
-        intercepts = -0.5 * np.einsum("ci,ci->c", coefficients, means) + np.log(priors)
+        quadratic = np.einsum("ci,ci->c", coefficients, means)
+        if mean_noise is not None:
+            quadratic = quadratic - mean_noise @ np.diagonal(precision)
+        intercepts = -0.5 * quadratic + np.log(priors)
         # Back to the units of X: x/B at unit scale.
         coefficients = coefficients / bound
         if len(self.classes_) == 2:

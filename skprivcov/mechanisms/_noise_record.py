@@ -48,6 +48,12 @@ SITES = (
     # A ridge model's fallback (§18.5): the mean of the n targets clipped to
     # their box [lower, upper], of sensitivity (upper − lower)/n.
     "target mean",
+    # The classifiers' blocks (§21): per class the shares n_c/n, the totals
+    # Σ z/n and the squares Σ z⊙z/n, or the squares pooled over the classes.
+    "class counts",
+    "class totals",
+    "class squares",
+    "pooled squares",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

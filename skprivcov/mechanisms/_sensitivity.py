@@ -7,6 +7,9 @@ Replace-one neighbours, every row in the unit ℓ2 ball, n rows (docs/algorithms
 import math
 
 __all__ = [
+    "class_counts_sensitivity",
+    "class_squares_sensitivity",
+    "class_sums_sensitivity",
     "eigenvalues_l1_sensitivity",
     "eigenvalues_l2_sensitivity",
     "gaussian_scale",
@@ -63,6 +66,43 @@ def per_class_sums_l1_sensitivity(n_features, n_samples):
     attained by moving that row to another class.
     """
     return ((math.sqrt(n_features) + 1.0) ** 2 / 2.0 + 1.0) / n_samples
+
+
+def class_counts_sensitivity(n_samples, notion):
+    """Sensitivity of the stacked class shares (n_1, …, n_C)/n (§21).
+
+    A row that changes class moves two counts by one each; within its class
+    none: ℓ1 2/n (pure), ℓ2 √2/n (zCDP), attained by any change of class.
+    """
+    return (2.0 if notion == "pure" else math.sqrt(2.0)) / n_samples
+
+
+def class_sums_sensitivity(n_features, n_samples, notion):
+    """Sensitivity of the stacked class sums (Σ_{i∈c} z_i / n)_c (§21).
+
+    Rows in the unit ball of R^d. A row x of class c replaced by y of class
+    c' ≠ c moves two blocks, by −x and +y: ℓ2 √(‖x‖² + ‖y‖²) ≤ √2, ℓ1
+    ‖x‖₁ + ‖y‖₁ ≤ 2√d (‖x‖₁ ≤ √d‖x‖₂). Within one class the block moves by
+    y − x: ℓ2 ‖y − x‖ ≤ 2 (attained at y = −x), ℓ1 ≤ 2√d (attained at
+    x = −y = (1, …, 1)/√d). So Δ₁ = 2√d/n, Δ₂ = 2/n.
+    """
+    if notion == "pure":
+        return 2.0 * math.sqrt(n_features) / n_samples
+    return 2.0 / n_samples
+
+
+def class_squares_sensitivity(n_samples, notion):
+    """Sensitivity of the stacked sums of squares (Σ_{i∈c} z_i⊙z_i / n)_c,
+    or of the pooled Σ_i z_i⊙z_i / n (§21).
+
+    x⊙x ≥ 0 and ‖x⊙x‖₁ = ‖x‖² ≤ 1, ‖x⊙x‖₂² = ‖x‖₄⁴ ≤ ‖x‖⁴ ≤ 1. A change of
+    class moves two blocks by −x⊙x and +y⊙y: ℓ1 ≤ 2, ℓ2 ≤ √2. Within a block
+    (and for the pooled sum, always) the change is y⊙y − x⊙x, whose entries
+    satisfy |y_j² − x_j²| ≤ max(x_j², y_j²) ≤ x_j² + y_j²: ℓ1 ≤ 2, ℓ2² ≤
+    ‖x‖₄⁴ + ‖y‖₄⁴ ≤ 2. Both attained by x = e_1, y = e_2: Δ₁ = 2/n,
+    Δ₂ = √2/n, whatever d.
+    """
+    return (2.0 if notion == "pure" else math.sqrt(2.0)) / n_samples
 
 
 def second_moment_nuclear_sensitivity(n_samples):

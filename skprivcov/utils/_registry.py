@@ -34,6 +34,7 @@ from skprivcov.decomposition import PrivatePCA
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.model_selection import FoldReleases
+from skprivcov.naive_bayes import PrivateGaussianNB
 from skprivcov.preprocessing import (
     FeatureBoundsScaler,
     PrivateFeatureScaler,
@@ -448,6 +449,15 @@ _ENTRIES = (
                 "delta": 1e-6,
                 "n_components": 1,
             },
+            # §21: the structures, each a code path of its own.
+            "full": {"covariance": "full"},
+            "diagonal": {"covariance": "diagonal"},
+            "shrunk, pure": {"covariance": "shrunk", "epsilon": 1.0},
+            "diagonal, pure, public box": {
+                "covariance": "diagonal",
+                "epsilon": 1.0,
+                "feature_bounds": (-3.0, 3.0),
+            },
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
@@ -463,8 +473,38 @@ _ENTRIES = (
             "intercept_": "post-processing of the per-class releases",
             "scalings_": "post-processing of the per-class releases",
             "xbar_": "post-processing of the per-class releases",
+            "covariance_structure_": (
+                "the covariance parameter, or with 'auto' its public rule of n, d, "
+                "the classes and the budget (§21)"
+            ),
             "n_components_": "public: parameters and the number of classes",
             "_n_features_out": "public: parameters and the number of classes",
+            **_MODEL_PUBLIC,
+        },
+    ),
+    RegistryEntry(
+        PrivateGaussianNB,
+        {
+            "default": {},
+            "pure": {"epsilon": 1.0},
+            "public bound": {"norm_bound": 1.0},
+            "pure, public box": {"epsilon": 1.0, "feature_bounds": (-3.0, 3.0)},
+        },
+        expected_failed_checks=_PRIVATE_CHECKS,
+        published={
+            "classes_": "public: the classes parameter, or y's labels (documented)",
+            "norm_bound_": (
+                "the public norm_bound (or the box's radius), or with 'auto' the "
+                "output of the private step 'norm bound' (§18.2)"
+            ),
+            "class_count_": "post-processing of the per-class blocks (§21)",
+            "class_prior_": "post-processing of the per-class blocks (§21)",
+            "theta_": "post-processing of the per-class blocks (§21)",
+            "var_": "post-processing of the per-class blocks (§21)",
+            "_mean_noise": (
+                "post-processing: the blocks' public noise scales over the "
+                "private shares (§21)"
+            ),
             **_MODEL_PUBLIC,
         },
     ),
