@@ -4,17 +4,24 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._random import release_generator
+from skprivcov._stats import _refuse_nonfinite
 from skprivcov._validation import as_numeric
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.covariance._release import release_of
+from skprivcov.linear_model._adassp import (
+    SMALLEST_EIGENVALUE_SHARE,
+    private_smallest_eigenvalue,
+)
 from skprivcov.linear_model._base import BasePrivateRidge
+from skprivcov.linear_model._boost import boosted_parts, boosted_ridge, n_rounds
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._private_bounds import (
     bounds_generator,
@@ -26,9 +33,9 @@ from skprivcov.linear_model._private_bounds import (
     private_target_mean,
     release_budget,
 )
-from skprivcov.linear_model._rows import penalty_scales
+from skprivcov.linear_model._rows import feature_map, penalty_scales, target_map
 from skprivcov.linear_model._solve import fit_ridge_path
-from skprivcov.privacy import PrivacyCost, check_within, compose_parts
+from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
 
 __all__ = ["PrivateRidge"]
 
@@ -67,7 +74,7 @@ class PrivateRidge(BasePrivateRidge):
 
     Parameters
     ----------
-    alpha : float >= 0 or "auto", default="auto"
+    alpha : float >= 0, "auto" or "adassp", default="auto"
         Regularisation strength, per row, as in ADK19 and docs/algorithms.rst §8.1:
         the objective is (1/n) Σ ½(wᵀx − y)² + α‖w‖², so
         w = (S_xx + 2αI)⁻¹ s_xy with S the per-row second moment (centred
@@ -86,6 +93,14 @@ class PrivateRidge(BasePrivateRidge):
         array. The value used is ``alpha_``. The default
         since issue 20: on diabetes its test MSE was below both the private
         mean's and the fixed alphas' (docs/ridge.rst).
+        "adassp" (without ``covariance`` only): AdaSSP's private smallest
+        eigenvalue (Wang 2018, §16): λ̃, a private lower bound of λ_min of
+        the (centred) second moment of the bounded feature rows, at 1/8 of
+        the budget left after the private bounds (the part ``"smallest
+        eigenvalue"``), and 2α = max(0, c·ℓ − λ̃) in the release's units:
+        "auto"'s penalty, lowered for data that are already well
+        conditioned. With ``boosting_rounds`` it sets the rounds' penalty the
+        same way.
 
     covariance : fitted skprivcov covariance estimator, CovarianceRelease, \
 array-like of shape (n_columns, n_columns) or None, default=None
@@ -143,6 +158,30 @@ array-like of shape (n_columns, n_columns) or None, default=None
         known, cost nothing and leave their shares to the release
         (docs/choosing_bounds.rst).
 
+    boosting_rounds : int >= 0 or "auto", default=0
+        Without ``covariance``: the number of boosting rounds (Tang et al.
+        2023, §16; 0: one release of [x, y], as before). With T > 0 the fit
+        releases the second moment of the bounded feature rows with
+        ``estimator`` at 1/4 of the budget left after the private bounds,
+        then runs T rounds, each releasing the noisy mean of the features
+        times the clipped residuals of the current model (the parts
+        ``"residual round t"``, equal shares of the rest) and adding the
+        penalised Newton step it gives. The released second moment only
+        preconditions the rounds, so its noise does not bias the model.
+        "auto": 10 rounds for a zCDP budget, 3 for a pure one (a public rule
+        measured on diabetes, docs/ridge.rst). With ``covariance`` it must
+        be 0 or "auto" (nothing is boosted: the fit is post-processing).
+
+    residual_bound : float in (0, 1], default=0.25
+        With ``boosting_rounds``: the bound R the residuals are clipped at in
+        each round, as a fraction of the target's half-width (of ``y_bound``
+        or its private box): a round's sensitivity is proportional to R, and
+        clipped residuals still point the model the right way (the rounds
+        fit a Huber-type loss of threshold R).
+
+    learning_rate : float in (0, 1], default=1.0
+        With ``boosting_rounds``: the shrinkage η of each round's step.
+
     random_state : int in [0, 2**63) or None, default=None
         Without ``covariance``: seeds the release (replacing the estimator's
         own ``random_state``). None draws fresh OS entropy: use it for real
@@ -159,7 +198,10 @@ array-like of shape (n_columns, n_columns) or None, default=None
         (from public values and the release's published scale only). With a
         box per feature, feature j is penalised by 2·α·(s_j/max s)² with
         α this value and s_j its box's half-width (ridge in the boxes'
-        units); inf when the model predicts its private mean.
+        units); inf when the model predicts its private mean. With
+        ``boosting_rounds``, the penalty of the rounds' normal equations in
+        the same units (c_b·ℓ of the feature release, ``alpha="adassp"``
+        lowering it by λ̃, or ``alpha``).
 
     intercept_ : float
         The intercept (0.0 without ``fit_intercept``).
@@ -167,12 +209,15 @@ array-like of shape (n_columns, n_columns) or None, default=None
     release_ : CovarianceRelease
         The release the model was fit from, with its cost, source and
         fingerprint (in the units of [X, y] when made by ``fit``). Absent
-        when the model predicts its private mean.
+        when the model predicts its private mean, and with
+        ``boosting_rounds`` (no release of [x, y] is made: see
+        ``estimator_``).
 
     estimator_ : skprivcov covariance estimator
         Only when ``fit`` made the release: the fitted estimator (its
         ``covariance_`` is in the units of the bounded rows), without the
-        accountant, which was charged by ``fit`` itself.
+        accountant, which was charged by ``fit`` itself. With
+        ``boosting_rounds``, the release of the bounded feature rows alone.
 
     privacy_spent_ : PrivacyCost
         Zero when fit from ``covariance``; else the cost of the release made.
@@ -180,8 +225,10 @@ array-like of shape (n_columns, n_columns) or None, default=None
     privacy_parts_ : tuple of BudgetPart
         Empty when fit from ``covariance``; else the parts of the private
         bounds ("auto": ``"X box"``, ``"y bound"``), then the release's split
-        (``estimator_.privacy_parts_``); or, for the private mean,
-        ``"y bound"`` and ``"y mean"``. They compose to ``privacy_spent_``.
+        (``estimator_.privacy_parts_``), then ``"smallest eigenvalue"``
+        (``alpha="adassp"``) and ``"residual round 1"``, … (boosting); or,
+        for the private mean, ``"y bound"`` and ``"y mean"``. They compose
+        to ``privacy_spent_`` (sequential composition; the rounds adaptively).
 
     X_norm_bound_ : float, (lower, upper) arrays or None
         Without ``covariance``: the bound the rows of X were clipped at,
@@ -249,10 +296,19 @@ array-like of shape (n_columns, n_columns) or None, default=None
 
     _parameter_constraints: dict = {
         **BasePrivateRidge._parameter_constraints,
-        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "alpha": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"auto", "adassp"}),
+        ],
         "covariance": [ReleasedCovarianceMixin, CovarianceRelease, "array-like", None],
         "target": [Interval(Integral, None, None, closed="neither"), str, None],
         "features": ["array-like", None],
+        "boosting_rounds": [
+            Interval(Integral, 0, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "residual_bound": [Interval(Real, 0, 1, closed="right")],
+        "learning_rate": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(
@@ -266,6 +322,9 @@ array-like of shape (n_columns, n_columns) or None, default=None
         estimator=None,
         X_norm_bound="auto",
         y_bound="auto",
+        boosting_rounds=0,
+        residual_bound=0.25,
+        learning_rate=1.0,
         random_state=None,
     ):
         self.alpha = alpha
@@ -276,6 +335,9 @@ array-like of shape (n_columns, n_columns) or None, default=None
         self.estimator = estimator
         self.X_norm_bound = X_norm_bound
         self.y_bound = y_bound
+        self.boosting_rounds = boosting_rounds
+        self.residual_bound = residual_bound
+        self.learning_rate = learning_rate
         self.random_state = random_state
 
     def __sklearn_clone__(self):
@@ -321,6 +383,11 @@ default=None
         if self._predicts_the_mean(X.shape, cost):
             return self._fit_mean(as_numeric(rows), as_numeric(y, "y"), cost, estimator)
         bound_parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
+        rounds = n_rounds(self.boosting_rounds, rest.notion)
+        if rounds or self.alpha == "adassp":
+            return self._fit_private_penalty(
+                rows, y, cost, estimator, bound_parts, rest, target_name, rounds
+            )
         # The same seed (None: fresh entropy) as the user gave PrivateRidge.
         seed = self.random_state
         if bound_parts:
@@ -362,6 +429,126 @@ default=None
         self.privacy_parts_ = parts
         return self
 
+    def _fit_private_penalty(
+        self, rows, y, cost, estimator, bound_parts, rest, target_name, rounds
+    ):
+        """The fits that read the data beyond one release (after the charge,
+        at the parts of ``rest``): ``alpha="adassp"`` (a private smallest
+        eigenvalue, docs/algorithms.rst §16) and ``boosting_rounds`` (rounds
+        on clipped residuals, §16). Both draw from the bounds' stream; the
+        release from a seed of its own (§13.4)."""
+        rng, seed = bounds_generator(self.random_state, estimator.noise)
+        if bound_parts:
+            self.X_norm_bound_, self.y_bound_ = choose_bounds(
+                as_numeric(rows),
+                as_numeric(y, "y"),
+                bound_parts,
+                self.X_norm_bound,
+                self.y_bound,
+                nonfinite=estimator.nonfinite,
+                rng=rng,
+                centred=self.fit_intercept,
+            )
+        bounded = self._bounded_rows(rows, y)
+        bounded = bounded.toarray() if sparse.issparse(bounded) else bounded
+        # The estimator's rule for a row with a non-finite entry, applied once
+        # for every statistic: refused (after the whole pass), or a row of
+        # zeros (a public rule per row, §13.2).
+        bad = ~np.isfinite(bounded).all(axis=1)
+        _refuse_nonfinite(int(np.count_nonzero(bad)), estimator.nonfinite)
+        bounded[bad] = 0.0
+        n_samples, n_features = rows.shape
+        features = bounded[:, :n_features]
+        _, _, _, scales, bound = feature_map(self._fitted_bounds()[0])
+        # z-units → the units of the model's penalty (§18.5): ℓ_data = F·ℓ_z.
+        units = (bound * float(np.max(scales))) ** 2
+        adassp = self.alpha == "adassp"
+        if rounds:
+            release_cost, smallest_part, round_parts = boosted_parts(
+                rest, rounds, adassp
+            )
+            estimator.set_params(
+                norm_bound=1.0, random_state=seed, **budget_parameters(release_cost)
+            )
+            estimator.fit(features)
+            penalty = (
+                self.alpha
+                if isinstance(self.alpha, str)
+                else 2.0 * float(self.alpha) / units
+            )
+            theta, intercept, penalty = boosted_ridge(
+                features,
+                bounded[:, n_features],
+                estimator,
+                round_parts,
+                penalty=penalty,
+                fit_intercept=self.fit_intercept,
+                residual_bound=self.residual_bound,
+                learning_rate=self.learning_rate,
+                rng=rng,
+                lambda_part=smallest_part,
+            )
+            self._set_boosted(theta, intercept, penalty * units / 2.0)
+            parts = (
+                *bound_parts,
+                *estimator.privacy_parts_,
+                *((smallest_part,) if adassp else ()),
+                *round_parts,
+            )
+        else:
+            smallest_part = BudgetPart(
+                "smallest eigenvalue", rest.scaled(SMALLEST_EIGENVALUE_SHARE)
+            )
+            estimator.set_params(
+                random_state=seed,
+                **budget_parameters(rest.scaled(1.0 - SMALLEST_EIGENVALUE_SHARE)),
+            )
+            estimator.fit(bounded)
+            smallest = private_smallest_eigenvalue(
+                features, self.fit_intercept, smallest_part.cost, rng
+            )
+            release = self._release_of(estimator, n_samples, target_name)
+            # AdaSSP (§16): 2α = max(0, c·ℓ − λ̃_min) in the release's units,
+            # c·ℓ the public penalty of alpha="auto".
+            level = 2.0 * alpha_from_noise(release.noise_level)
+            alpha = max(0.0, level - units * smallest) / 2.0
+            self._set_model(
+                release,
+                list(range(n_features)),
+                n_features,
+                n_features,
+                release.noise_level,
+                penalty_scales(self._fitted_bounds()[0]),
+                alpha=alpha,
+            )
+            parts = (*bound_parts, *estimator.privacy_parts_, smallest_part)
+        check_within(compose_parts(parts), cost)
+        self.estimator_ = estimator
+        self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
+        self.privacy_spent_ = cost
+        self.privacy_parts_ = parts
+        return self
+
+    def _set_boosted(self, theta, intercept, alpha):
+        """coef_ and intercept_ in the units of (X, y) from (θ, b) in those of
+        the bounded rows: y = h·(θᵀz + b) + c with z_j = (x_j − c_j)/(s_j·B)
+        (docs/algorithms.rst §18.5; post-processing)."""
+        X_norm_bound, y_bound = self._fitted_bounds()
+        _, _, shift, scale = target_map(y_bound, self.fit_intercept)
+        _, _, shifts, scales, bound = feature_map(X_norm_bound)
+        coef = scale * theta / (np.asarray(scales, dtype=np.float64) * bound)
+        coef = np.broadcast_to(coef, theta.shape).astype(np.float64)
+        self.coef_ = coef
+        self.intercept_ = (
+            float(
+                scale * intercept + shift - coef @ np.broadcast_to(shifts, coef.shape)
+            )
+            if self.fit_intercept
+            else 0.0
+        )
+        self.alpha_ = float(alpha)
+        self.n_features_in_ = theta.shape[0]
+
     def _predicts_the_mean(self, shape, cost):
         """Whether the fit takes the fallback of §18.5: a private box per
         feature asked for (``X_norm_bound="auto"``) that the budget cannot
@@ -400,6 +587,12 @@ default=None
         return self
 
     def _fit_from_release(self, X):
+        if self.boosting_rounds not in (0, "auto") or self.alpha == "adassp":
+            raise ValueError(
+                "boosting_rounds and alpha='adassp' read the training rows "
+                "(residuals, a private smallest eigenvalue): fit with X and y "
+                "(without covariance), or use alpha='auto' or a number."
+            )
         if self.estimator is not None:
             raise ValueError(
                 "Give either covariance (a release to fit from) or estimator (to "
@@ -461,9 +654,17 @@ default=None
         return as_release(self.covariance).noise_level
 
     def _set_model(
-        self, release, features, n_features, target, noise, penalty_scales=None
+        self,
+        release,
+        features,
+        n_features,
+        target,
+        noise,
+        penalty_scales=None,
+        alpha=None,
     ):
-        if self.alpha == "auto":
+        # ``alpha`` given: set by a private step (alpha="adassp").
+        if alpha is None and self.alpha == "auto":
             if noise is None:
                 raise ValueError(
                     "alpha='auto' sets the penalty from the release's noise "
@@ -472,7 +673,7 @@ default=None
                     "as covariance, or a number for alpha."
                 )
             alpha = alpha_from_noise(noise)
-        else:
+        elif alpha is None:
             alpha = float(self.alpha)
         coefficients, intercepts = fit_ridge_path(
             release,
