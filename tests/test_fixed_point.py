@@ -20,6 +20,7 @@ from skprivcov import (
     AutoCovariance,
     GaussianCovariance,
     LaplaceCovariance,
+    _stats,
 )
 from skprivcov._fixed_point import (
     BLOCK_ROWS,
@@ -30,7 +31,6 @@ from skprivcov._fixed_point import (
     ExactTotal,
 )
 from skprivcov._random import release_generator
-from skprivcov import _stats
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.decomposition import PrivatePCA

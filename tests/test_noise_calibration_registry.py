@@ -93,6 +93,9 @@ ADDITIVE_PARTS.update(
     }
 )
 OTHER_PARTS |= {"covariance scale", "mean scale"}
+# A boosted ridge model's rounds (§16): each noises the mean of the rows
+# (r/R)·(z, 1)/√2 in the unit ball, ℓ2 sensitivity 2/n (site "mean").
+ADDITIVE_PARTS.update({f"residual round {t}": "mean" for t in range(1, 11)})
 
 
 def _upper_dimension(coordinates):

@@ -401,6 +401,9 @@ _ENTRIES = (
             "pure, predicts a private mean": {
                 "estimator": LaplaceCovariance(epsilon=1.0)
             },
+            # Boosting rounds on clipped residuals (§16, Tang et al. 2023):
+            # a feature release, then ten rounds of a noisy mean.
+            "boosted": {"boosting_rounds": "auto"},
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
