@@ -2,6 +2,7 @@
 PrivateGaussianNB and PrivateLinearDiscriminantAnalysis(covariance="diagonal")."""
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -265,10 +266,41 @@ def test_public_problems_are_refused_before_spending(model):
         ({"feature_bounds": ([0, 0], [1, -1])}, "lower < upper"),
         ({"feature_bounds": ([0, np.inf], [1, 1])}, "finite"),
         ({"feature_bounds": ([0, 0, 0], [1, 1, 1])}, "one per feature"),
+        # Scales outside [1e-30, 1e30] (review of issue 35): a half-diagonal
+        # that overflows, or widths that underflow, failed after the charge.
+        ({"feature_bounds": (-1e200, 1e200)}, "within"),
+        ({"feature_bounds": (-1e308, 1e308)}, "within"),
+        ({"feature_bounds": (0, 1e-320)}, "within"),
+        ({"feature_bounds": (-1e-300, 1e-300)}, "within"),
+        ({"feature_bounds": ([-1e30, -1e30], [1e30, 1e30])}, "within"),
     ):
         with pytest.raises(ValueError, match=message):
             model(accountant=accountant, **params).fit(X, y)
     assert accountant.history() == []
+
+
+@pytest.mark.parametrize("box", [(-1e29, 1e29), (0.0, 1e-29), (-1e-15, 1e-15)])
+@pytest.mark.parametrize(
+    "model",
+    [
+        PrivateGaussianNB,
+        partial(PrivateLinearDiscriminantAnalysis, covariance="diagonal"),
+        partial(PrivateLinearDiscriminantAnalysis, covariance="full"),
+    ],
+)
+def test_boxes_at_the_ends_of_the_public_range_give_finite_models(box, model):
+    """Every accepted box fits to finite attributes and predictions: nothing
+    can fail numerically after the charge (§13.2)."""
+    X, y = _blobs(n=300)
+    clf = model(rho=1.0, feature_bounds=box, random_state=0).fit(X, y)
+    for name, value in vars(clf).items():
+        if (
+            name.endswith("_")
+            and isinstance(value, np.ndarray)
+            and value.dtype.kind == "f"
+        ):
+            assert np.all(np.isfinite(value)), name
+    assert np.all(np.isfinite(clf.predict_proba(X)))
 
 
 # --------------------------------------------------------------------------

@@ -96,6 +96,8 @@ OTHER_PARTS |= {"covariance scale", "mean scale"}
 # A boosted ridge model's rounds (§16): each noises the mean of the rows
 # (r/R)·(z, 1)/√2 in the unit ball, ℓ2 sensitivity 2/n (site "mean").
 ADDITIVE_PARTS.update({f"residual round {t}": "mean" for t in range(1, 11)})
+# AdaSSP's private smallest eigenvalue (§16).
+ADDITIVE_PARTS["smallest eigenvalue"] = "smallest eigenvalue"
 
 
 def _upper_dimension(coordinates):
@@ -127,6 +129,10 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
     if site == "class totals":
         # §21: ‖x − y‖ ≤ 2 within a class; ℓ1 2√d/n.
         return (2.0 if gaussian else 2.0 * math.sqrt(N_FEATURES)) / n_rows
+    if site == "smallest eigenvalue":
+        # §16: λ_min of the centred second moment of unit-ball rows (the
+        # registry's variant fits an intercept) moves by 4(n − 1)/n².
+        return 4.0 * (n_rows - 1) / n_rows**2
     if site == "eigenvalues":
         return (math.sqrt(2.0) if gaussian else 2.0) / n_rows
     if site in ("trace", "shrinkage"):

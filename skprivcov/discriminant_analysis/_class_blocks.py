@@ -122,6 +122,10 @@ def charge_and_check_labels(estimator, budget, y, public):
     return classes
 
 
+# The public scales' range, as norm_bound's [1e-30, 1e30] (_constraints).
+_BOX_LIMIT = 1e30
+
+
 def check_feature_bounds(feature_bounds, n_features):
     """The public box (lower, upper) of ``feature_bounds`` as two float
     arrays of shape (d,), checked before the charge (public values); None
@@ -144,6 +148,22 @@ def check_feature_bounds(feature_bounds, n_features):
         raise ValueError("feature_bounds must be finite.")
     if not np.all(lower < upper):
         raise ValueError("feature_bounds must have lower < upper for every feature.")
+    # The range of every public scale (norm_bound's too): the box's centre,
+    # widths and half-diagonal R, the bound of the centred rows, stay normal
+    # floats whose squares neither overflow nor underflow, so no fit can fail
+    # numerically after the charge (§13.2).
+    widths = upper - lower
+    radius = 0.5 * float(np.linalg.norm(widths))
+    if not (
+        np.all(np.abs(lower) <= _BOX_LIMIT)
+        and np.all(np.abs(upper) <= _BOX_LIMIT)
+        and np.all(widths >= 1.0 / _BOX_LIMIT)
+        and 1.0 / _BOX_LIMIT <= radius <= _BOX_LIMIT
+    ):
+        raise ValueError(
+            "feature_bounds must lie within [-1e30, 1e30], with every width at "
+            "least 1e-30 and half the box's diagonal at most 1e30."
+        )
     return lower, upper
 
 

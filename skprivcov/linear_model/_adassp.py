@@ -119,7 +119,7 @@ def private_smallest_eigenvalue(rows, centred, budget, rng, *, nonfinite="raise"
         sensitivity,
         budget,
         rng,
-        site="eigenvalues",
+        site="smallest eigenvalue",
         statistic_error=error,
     )
     shifted = float(noisy[0]) - _tail(sensitivity, budget, LOWER_BOUND_BETA)

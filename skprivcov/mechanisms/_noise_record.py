@@ -54,6 +54,9 @@ SITES = (
     "class totals",
     "class squares",
     "pooled squares",
+    # AdaSSP's step (§16): λ_min of a ridge model's bounded feature rows'
+    # second moment, of sensitivity 4(n − 1)/n² centred, 1/n uncentred.
+    "smallest eigenvalue",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

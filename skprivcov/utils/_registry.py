@@ -404,12 +404,17 @@ _ENTRIES = (
             # Boosting rounds on clipped residuals (§16, Tang et al. 2023):
             # a feature release, then ten rounds of a noisy mean.
             "boosted": {"boosting_rounds": "auto"},
+            # AdaSSP's private smallest eigenvalue lowers the penalty (§16).
+            "adassp": {"alpha": "adassp"},
         },
         expected_failed_checks=_PRIVATE_CHECKS,
         published={
             "coef_": "post-processing of the release",
             "intercept_": "post-processing of the release",
-            "alpha_": "alpha, or the penalty of the release's noise level (§16)",
+            "alpha_": (
+                "alpha, or the penalty of the release's noise level, lowered "
+                "by the private smallest eigenvalue with alpha='adassp' (§16)"
+            ),
             "release_": "the release and its public description",
             "estimator_": "the fitted covariance estimator (checked recursively)",
             "X_norm_bound_": _X_BOUND_PUBLIC,
