@@ -24,9 +24,9 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from skprivcov._class_stats import class_sums_squares
 from skprivcov._dask import is_dask_array
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
-from skprivcov._stats import unit_ball_statistics
 from skprivcov._validation import check_public
 from skprivcov.covariance._base import (
     auto_norm_bound,
@@ -233,30 +233,13 @@ class ClassBlocks(NamedTuple):
 
 def _exact_blocks(X, y, classes, bound, nonfinite):
     """The integers of the three statistics, per class: counts, Σa (units
-    2^−k) and Σa⊙a (units 2^−2k) of the grid rows a (§19), from the one
-    statistics pass on each class's rows (its Gram's diagonal and sums). A
-    class without rows gets exact zeros, noised as every other class is."""
-    d = X.shape[1]
-    size = len(classes)
-    counts = np.zeros(size, dtype=np.int64)
-    parts = {
-        name: (np.zeros((size, d), np.int64), np.zeros((size, d), np.int64))
-        for name in ("sums", "squares")
-    }
-    for index, label in enumerate(classes):
-        rows = np.flatnonzero(y == label)
-        counts[index] = rows.size
-        if not rows.size:
-            continue
-        stats = unit_ball_statistics(
-            X[rows], bound, with_mean=True, nonfinite=nonfinite
-        )
-        high, low = stats.sums.normalised()
-        parts["sums"][0][index], parts["sums"][1][index] = high, low
-        high, low = stats.gram.normalised()
-        parts["squares"][0][index] = np.diagonal(high)
-        parts["squares"][1][index] = np.diagonal(low)
-    totals = {name: ExactTotal.from_parts(*pair) for name, pair in parts.items()}
+    2^−k) and Σa⊙a (units 2^−2k) of the grid rows a (§19), from one pass over
+    all rows (:func:`skprivcov._class_stats.class_sums_squares`: a one-hot
+    product per block, no Gram matrix), whose work does not depend on the
+    class sizes (§13: they are private). A class without rows gets exact
+    zeros, noised as every other class is."""
+    counts, sums, squares = class_sums_squares(X, y, classes, bound, nonfinite)
+    totals = {"sums": sums, "squares": squares}
     # The counts on the squares' grid (n_c·2^{2k} over n·2^{2k}): the same
     # value, and a discrete noise scale of many units, so the sampler's
     # rounding of its scale is negligible (§17).

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
+from skprivcov._class_stats import class_grams
 from skprivcov._constraints import (
     BUDGET,
     DELTA,
@@ -24,14 +25,13 @@ from skprivcov._constraints import (
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
-from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
+from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric, check_input
 from skprivcov.covariance._base import (
     eigenvalue_floor,
     floored_inverse,
 )
-from skprivcov.covariance._clipped_data import ClippedData
 from skprivcov.discriminant_analysis._class_blocks import (
     charge_and_check_labels,
     check_feature_bounds,
@@ -341,23 +341,26 @@ or floats, default=None
             owner=type(self).__name__,
         )
 
+    def _class_moments(self, X, y, classes, bound):
+        """Σ_{i∈c} a aᵀ / n of each class's augmented unit-ball rows: the
+        class's sum, in the units of one release (zeros for a class without
+        rows), an exact statistic: the class's integers over the denominator
+        of all n rows (§19), so hardened noise needs no float-error term.
+        One pass over all rows for every class
+        (:func:`skprivcov._class_stats.class_grams`), whose work does not
+        depend on the class sizes (§13: they are private); an empty class's
+        exact zeros are noised as every other class is (review of issue 34)."""
+        totals = class_grams(X, y, classes, bound, self.nonfinite)
+        # The class's denominator was 2·n_c·2^{2k}; the release's is 2·n·2^{2k}.
+        denominator = X.shape[0] << (2 * FRACTION_BITS + 1)
+        return [ExactStatistic.of(total, denominator) for total in totals]
+
     def _class_moment(self, X, members, bound):
-        """Σ_{i∈c} a aᵀ / n of one class's augmented unit-ball rows: the class's
-        sum, in the units of one release (zeros for a class without rows), an
-        exact statistic: the class's integers over the denominator of all n
-        rows (§19), so hardened noise needs no float-error term."""
-        rows = np.flatnonzero(members)
-        if not rows.size:
-            # An exact zero, noised as every other class is: a plain float
-            # zero would take hardened noise's float path, on another lattice,
-            # and tell that the class is empty (review of issue 34).
-            size = X.shape[1] + 1
-            denominator = X.shape[0] << (2 * FRACTION_BITS + 1)
-            return ExactStatistic.of(ExactTotal((size, size)), denominator)
-        data = ClippedData(X[rows], augmented=True, nonfinite=self.nonfinite)
-        total, denominator = data.target(bound).matrix.exact
-        # The class's denominator is 2·n_c·2^{2k}; the release's is 2·n·2^{2k}.
-        return ExactStatistic.of(total, denominator // rows.size * X.shape[0])
+        """The statistic of :meth:`_class_moments` of the one class whose
+        rows are ``members`` (a boolean mask), from the same pass over all
+        rows (the members and the others as two classes)."""
+        labels = np.asarray(members, dtype=bool).astype(np.intp)
+        return self._class_moments(X, labels, np.array([0, 1]), bound)[1]
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -414,7 +417,7 @@ or floats, default=None
             self._recentre(centre)
         else:
             # Every class's statistics first, then their noise (§15).
-            moments = [self._class_moment(X, y == label, bound) for label in classes]
+            moments = self._class_moments(X, y, classes, bound)
             joint = object()  # the classes spend one budget together (§15)
             releases = [
                 _noisy_class_sum(moment, n_samples, budget, rng, classes.size, joint)
