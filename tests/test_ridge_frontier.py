@@ -90,7 +90,7 @@ def test_smallest_eigenvalue_noise_has_the_stated_scale(notion, path, intercept)
     model = _model(notion, path, alpha="adassp", fit_intercept=intercept)
     with recorded_noise() as records:
         model.fit(X, y)
-    (record,) = [r for r in records if r.site == "eigenvalues"]
+    (record,) = [r for r in records if r.site == "smallest eigenvalue"]
     assert record.hardened == (path == "hardened")
     total = 0.5 if notion == "zcdp" else 2.0
     assert record.budget.parameter == pytest.approx(total / 8, rel=1e-12)
