@@ -28,7 +28,13 @@ from scipy import sparse
 
 from skprivcov._blas import syrk_upper
 from skprivcov._clipping import tile_rows, tiles
-from skprivcov._fixed_point import BLOCK_ROWS, FRACTION_BITS, UNIT, ExactTotal
+from skprivcov._fixed_point import (
+    BLOCK_ROWS,
+    FRACTION_BITS,
+    UNIT,
+    ExactStatistic,
+    ExactTotal,
+)
 from skprivcov._stats import (
     _SPARSE_BLOCK_ROWS,
     _blas_controller,
@@ -42,7 +48,7 @@ from skprivcov._stats import (
     _sparse_blocks,
 )
 
-__all__ = ["class_grams", "class_sums_squares"]
+__all__ = ["class_grams", "class_sums_squares", "exact_mean"]
 
 
 def _label_indices(y, classes):
@@ -256,3 +262,14 @@ def _flush_grams(totals, blocks, integers, span):
         # The upper triangle to both.
         upper = np.triu(integers)
         total.add(upper + np.triu(integers, 1).T, count << (2 * FRACTION_BITS))
+
+
+def exact_mean(X, bound, nonfinite):
+    """(1/n) Σ z of the grid rows of X (§19) as an ExactStatistic, the mean of
+    ``unit_ball_statistics(X, bound, with_mean=True)`` without its d × d Gram
+    matrix: the pass of :func:`class_sums_squares` with one class."""
+    labels = np.zeros(X.shape[0], dtype=np.intp)
+    _, sums, _ = class_sums_squares(X, labels, np.array([0]), bound, nonfinite)
+    high, low = sums.normalised()
+    total = ExactTotal.from_parts(high[0], low[0])
+    return ExactStatistic.of(total, X.shape[0] << FRACTION_BITS)

@@ -25,6 +25,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from skprivcov._class_stats import class_sums_squares
+from skprivcov._constraints import (
+    BUDGET,
+    DELTA,
+    NOISE,
+    NONFINITE,
+    RELEASE_NORM_BOUND,
+    RELEASE_SEED,
+)
 from skprivcov._dask import is_dask_array
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
 from skprivcov._validation import check_public
@@ -41,10 +49,11 @@ from skprivcov.mechanisms._sensitivity import (
     class_squares_sensitivity,
     class_sums_sensitivity,
 )
-from skprivcov.privacy import BudgetPart
+from skprivcov.privacy import BudgetPart, PrivacyAccountant
 
 __all__ = [
     "BLOCK_SHARES",
+    "CLASSIFIER_CONSTRAINTS",
     "STEPS",
     "ClassBlocks",
     "ClassEstimates",
@@ -121,6 +130,20 @@ def charge_and_check_labels(estimator, budget, y, public):
         raise ValueError("y has labels that are not in classes.")
     return classes
 
+
+# The parameters both classifiers share (their own ``__init__`` stores them).
+CLASSIFIER_CONSTRAINTS = {
+    "classes": ["array-like", None],
+    "rho": BUDGET,
+    "epsilon": BUDGET,
+    "delta": DELTA,
+    "norm_bound": RELEASE_NORM_BOUND,
+    "feature_bounds": [tuple, None],
+    "nonfinite": NONFINITE,
+    "noise": NOISE,
+    "random_state": RELEASE_SEED,
+    "accountant": [PrivacyAccountant, None],
+}
 
 # The public scales' range, as norm_bound's [1e-30, 1e30] (_constraints).
 _BOX_LIMIT = 1e30

@@ -17,14 +17,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
 from skprivcov._class_stats import class_grams
-from skprivcov._constraints import (
-    BUDGET,
-    DELTA,
-    NOISE,
-    NONFINITE,
-    RELEASE_NORM_BOUND,
-    RELEASE_SEED,
-)
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric, check_input
@@ -33,6 +25,7 @@ from skprivcov.covariance._base import (
     floored_inverse,
 )
 from skprivcov.discriminant_analysis._class_blocks import (
+    CLASSIFIER_CONSTRAINTS,
     charge_and_check_labels,
     check_feature_bounds,
     check_labels_public,
@@ -49,7 +42,6 @@ from skprivcov.mechanisms._noise_level import noise_level
 from skprivcov.mechanisms._noise_source import noisy_second_moment
 from skprivcov.privacy import (
     BudgetPart,
-    PrivacyAccountant,
     PrivacyCost,
     check_within,
     compose_parts,
@@ -281,18 +273,9 @@ or floats, default=None
     """
 
     _parameter_constraints: dict = {
-        "classes": ["array-like", None],
-        "rho": BUDGET,
-        "epsilon": BUDGET,
-        "delta": DELTA,
-        "norm_bound": RELEASE_NORM_BOUND,
-        "feature_bounds": [tuple, None],
+        **CLASSIFIER_CONSTRAINTS,
         "covariance": [StrOptions({"auto", "full", "diagonal", "shrunk"})],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "nonfinite": NONFINITE,
-        "noise": NOISE,
-        "random_state": RELEASE_SEED,
-        "accountant": [PrivacyAccountant, None],
     }
 
     def __init__(

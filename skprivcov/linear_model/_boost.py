@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._class_stats import exact_mean
 from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
     private_smallest_eigenvalue,
@@ -197,15 +197,16 @@ def boosted_ridge(
         )
         rows = augmented * (residuals / residual_bound)[:, None]
         # The exact mean of the rows in the unit ball (§19): no float error
-        # to cover, and the same value from any summation order.
-        stats = unit_ball_statistics(rows, 1.0, with_mean=True)
+        # to cover, and the same value from any summation order; one O(n·D)
+        # pass, no Gram matrix.
+        statistic = exact_mean(rows, 1.0, "raise")
         # (The exact mean is noised on its integers; a float one would be
         # within the Gram bound in ℓ2, √D times it in ℓ1.)
         error = gram_error_bound(n_samples, columns)
         if part.cost.notion != "zcdp":
             error *= math.sqrt(columns)
         gradient = noisy_vector(
-            stats.mean,
+            statistic,
             round_sensitivity(n_samples, columns, part.cost.notion),
             part.cost,
             rng,

@@ -395,16 +395,7 @@ default=None
             # on the same rows (§18.5), from a stream of its own.
             rng, seed = bounds_generator(self.random_state, estimator.noise)
             estimator.set_params(**budget_parameters(rest))
-            self.X_norm_bound_, self.y_bound_ = choose_bounds(
-                as_numeric(rows),
-                as_numeric(y, "y"),
-                bound_parts,
-                self.X_norm_bound,
-                self.y_bound,
-                nonfinite=estimator.nonfinite,
-                rng=rng,
-                centred=self.fit_intercept,
-            )
+            self._choose_bounds(rows, y, bound_parts, estimator, rng)
         estimator.set_params(random_state=seed)
         estimator.fit(self._bounded_rows(rows, y))
         release = self._release_of(estimator, X.shape[0], target_name)
@@ -429,6 +420,20 @@ default=None
         self.privacy_parts_ = parts
         return self
 
+    def _choose_bounds(self, rows, y, bound_parts, estimator, rng):
+        """The private bounds at their parts (§18.5), published as
+        ``X_norm_bound_`` and ``y_bound_``."""
+        self.X_norm_bound_, self.y_bound_ = choose_bounds(
+            as_numeric(rows),
+            as_numeric(y, "y"),
+            bound_parts,
+            self.X_norm_bound,
+            self.y_bound,
+            nonfinite=estimator.nonfinite,
+            rng=rng,
+            centred=self.fit_intercept,
+        )
+
     def _fit_private_penalty(
         self, rows, y, cost, estimator, bound_parts, rest, target_name, rounds
     ):
@@ -439,16 +444,7 @@ default=None
         release from a seed of its own (§13.4)."""
         rng, seed = bounds_generator(self.random_state, estimator.noise)
         if bound_parts:
-            self.X_norm_bound_, self.y_bound_ = choose_bounds(
-                as_numeric(rows),
-                as_numeric(y, "y"),
-                bound_parts,
-                self.X_norm_bound,
-                self.y_bound,
-                nonfinite=estimator.nonfinite,
-                rng=rng,
-                centred=self.fit_intercept,
-            )
+            self._choose_bounds(rows, y, bound_parts, estimator, rng)
         bounded = self._bounded_rows(rows, y)
         bounded = bounded.toarray() if sparse.issparse(bounded) else bounded
         # The estimator's rule for a row with a non-finite entry, applied once

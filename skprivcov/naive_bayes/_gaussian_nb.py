@@ -5,17 +5,10 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import (
-    BUDGET,
-    DELTA,
-    NOISE,
-    NONFINITE,
-    RELEASE_NORM_BOUND,
-    RELEASE_SEED,
-)
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric, check_input
 from skprivcov.discriminant_analysis._class_blocks import (
+    CLASSIFIER_CONSTRAINTS,
     charge_and_check_labels,
     check_feature_bounds,
     check_labels_public,
@@ -24,7 +17,6 @@ from skprivcov.discriminant_analysis._class_blocks import (
     release_blocks,
 )
 from skprivcov.privacy import (
-    PrivacyAccountant,
     PrivacyCost,
     check_within,
     compose_parts,
@@ -155,18 +147,7 @@ default="auto"
     ['class counts', 'class totals', 'class squares']
     """
 
-    _parameter_constraints: dict = {
-        "classes": ["array-like", None],
-        "rho": BUDGET,
-        "epsilon": BUDGET,
-        "delta": DELTA,
-        "norm_bound": RELEASE_NORM_BOUND,
-        "feature_bounds": [tuple, None],
-        "nonfinite": NONFINITE,
-        "noise": NOISE,
-        "random_state": RELEASE_SEED,
-        "accountant": [PrivacyAccountant, None],
-    }
+    _parameter_constraints: dict = {**CLASSIFIER_CONSTRAINTS}
 
     def __init__(
         self,
