@@ -24,6 +24,7 @@ import numpy as np
 __all__ = [
     "SEED_LIMIT",
     "ReleaseGenerator",
+    "bounds_generator",
     "check_generator",
     "derived_generator",
     "release_generator",
@@ -151,3 +152,14 @@ def check_generator(random_state):
         "random_state must be None, an int, a numpy Generator or RandomState; "
         f"got {type(random_state).__name__}."
     )
+
+
+def bounds_generator(random_state, noise):
+    """(the generator of the bounds' draws, the release's own seed): with an
+    int seed, the release gets a seed drawn from the bounds' generator, so the
+    two never share a stream (docs/algorithms.rst §13.4); None stays None
+    (fresh OS entropy for each)."""
+    rng = release_generator(random_state, noise=noise)
+    if random_state is None:
+        return rng, None
+    return rng, int(rng.integers(SEED_LIMIT))

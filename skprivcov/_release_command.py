@@ -24,8 +24,8 @@ import warnings
 
 import numpy as np
 
+from skprivcov.base import public_parameters
 from skprivcov.covariance import AutoCovariance, ZeroCovariance
-from skprivcov.covariance._base import public_parameters
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.privacy import CAVEATS, BudgetExceededError, PrivacyAccountant
 from skprivcov.utils import registry

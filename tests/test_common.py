@@ -14,8 +14,8 @@ from sklearn.utils.estimator_checks import (
 
 from skprivcov import PrivacyCost, ZeroCovariance
 from skprivcov._fixed_point import FRACTION_BITS
+from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance import BasePrivateCovariance
-from skprivcov.covariance._base import ReleasedCovarianceMixin
 from skprivcov.utils import all_estimators, instances, registry
 
 # Rows are taken on the grid 2^−k (docs/algorithms.rst §19): an entry of a unit

@@ -20,7 +20,7 @@ from skprivcov import (
     SeparateCovariance,
     ZeroCovariance,
 )
-from skprivcov.covariance._base import bound_quantile
+from skprivcov.base import bound_quantile
 from skprivcov.mechanisms import noise_level
 from skprivcov.mechanisms._quantile import (
     norm_grid,
@@ -311,7 +311,7 @@ def test_the_package_imports_and_fits_without_docstrings():
 def test_a_public_range_narrows_the_grid_of_the_private_bound(monkeypatch):
     """norm_bound=(low, high) chooses the bound on norm_grid(low, high): the
     bound lies in that grid, and the grid the quantile sees is that one."""
-    from skprivcov.covariance import _clipped_data
+    from skprivcov import _clipped_data
 
     grids = []
     original = _clipped_data.private_norm_bound

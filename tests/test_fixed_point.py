@@ -32,7 +32,7 @@ from skprivcov._fixed_point import (
 )
 from skprivcov._random import release_generator
 from skprivcov._stats import unit_ball_statistics
-from skprivcov.covariance._clipped_data import ClippedData
+from skprivcov.base import ClippedData
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.mechanisms import (
     gaussian_covariance,

@@ -471,7 +471,7 @@ def test_release_model_refuses_what_is_not_a_fold_release():
     with pytest.raises(TypeError, match="takes no covariance"):
         ReleaseModel(Ridge()).fit(folds.tokens_)
     fitted = ReleaseModel(PrivateRidge()).fit(folds.tokens_[:2])
-    with pytest.raises(ValueError, match="scores a PrivatePCA"):
+    with pytest.raises(ValueError, match="does not score a PrivateRidge"):
         release_scorer("log_likelihood")(fitted, folds.tokens_[2:])
     with pytest.raises(ValueError, match="metric"):
         release_scorer("r2")

@@ -10,9 +10,9 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from skprivcov import PrivacyAccountant, PrivacyCost
+from skprivcov import _class_blocks as blocks_module
 from skprivcov._stats import unit_ball_statistics
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
-from skprivcov.discriminant_analysis import _class_blocks as blocks_module
 from skprivcov.discriminant_analysis._lda import auto_structure
 from skprivcov.mechanisms._noise_record import recorded_noise
 from skprivcov.mechanisms._sensitivity import (

@@ -541,7 +541,7 @@ def test_every_ridge_quantile_spends_its_stated_share(monkeypatch, rho):
 def test_the_bounds_and_the_release_draw_from_different_streams():
     """§13.4: with an int seed the bounds' stream and the release's seed
     differ, so no draw of the bounds is reused by the release."""
-    from skprivcov.linear_model._private_bounds import bounds_generator
+    from skprivcov._random import bounds_generator
 
     rng, seed = bounds_generator(7, "hardened")
     bounds_draws = rng.integers(0, 2**63, size=4)

@@ -4,6 +4,7 @@ from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._coinpress import CoinPressCovariance
+from skprivcov.covariance._consumer import ReleaseConsumerMixin
 from skprivcov.covariance._envelope import PrivateEllipticEnvelope
 from skprivcov.covariance._gaussian import GaussianCovariance
 from skprivcov.covariance._iterative import IterativeEigenCovariance
@@ -26,6 +27,7 @@ __all__ = [
     "NuclearLaplaceCovariance",
     "PrivateEllipticEnvelope",
     "ProjectionCovariance",
+    "ReleaseConsumerMixin",
     "SeparateCovariance",
     "ZeroCovariance",
 ]

@@ -13,9 +13,10 @@ from skprivcov._centering import (
     FEATURE_WEIGHT,
     augment,
 )
+from skprivcov._docstrings import fill_shared_docs
+from skprivcov.base import Release
 from skprivcov.covariance._adaptive import AdaptiveCovariance
-from skprivcov.covariance._base import BasePrivateCovariance, Release
-from skprivcov.covariance._docstrings import fill_shared_docs
+from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
 from skprivcov.mechanisms import (
     gaussian_scale,

@@ -10,12 +10,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skprivcov import _dask
 from skprivcov._clipping import row_norms
 from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._random import release_generator
 from skprivcov._stats import row_norm_counts, unit_ball_statistics
 from skprivcov._validation import as_numeric
-from skprivcov.covariance._base import BasePrivateCovariance, Release
-from skprivcov.covariance._docstrings import fill_shared_docs
-from skprivcov.mechanisms._coinpress import CoinPressPasses, coinpress
+from skprivcov.base import Release
+from skprivcov.covariance._base import BasePrivateCovariance
+from skprivcov.mechanisms import CoinPressPasses, coinpress
 from skprivcov.privacy import PrivacyAccountant, check_within, compose_parts
 
 __all__ = ["CoinPressCovariance"]

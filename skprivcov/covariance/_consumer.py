@@ -10,7 +10,7 @@ from skprivcov._spark import (
 )
 from skprivcov._validation import check_public as public_checks
 from skprivcov.covariance._auto import AutoCovariance
-from skprivcov.covariance._release import CovarianceRelease, release_of
+from skprivcov.covariance._release import CovarianceRelease
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["ReleaseConsumerMixin"]
@@ -65,7 +65,7 @@ class ReleaseConsumerMixin:
                     "Give either covariance (a release) or estimator (to make one), "
                     "not both."
                 )
-            release = release_of(self.covariance, owner)
+            release = CovarianceRelease.of(self.covariance, owner=owner)
             if X is not None and is_spark_dataframe(X):
                 # Its schema and count only: no value of X is read.
                 public_checks(

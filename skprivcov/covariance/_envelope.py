@@ -9,14 +9,11 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import RELEASE_SEED
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._validation import check_input
-from skprivcov.covariance._base import (
-    BasePrivateCovariance,
-    ReleasedCovarianceMixin,
-    floored_inverse,
-)
+from skprivcov.base import ReleasedCovarianceMixin, floored_inverse
+from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._consumer import ReleaseConsumerMixin
-from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.covariance._release import CovarianceRelease
 
 __all__ = ["PrivateEllipticEnvelope"]

@@ -1,7 +1,7 @@
 """GaussCov: the Gaussian mechanism on the second moment."""
 
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
-from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import gaussian_covariance
 
 __all__ = ["GaussianCovariance"]

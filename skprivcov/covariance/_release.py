@@ -6,10 +6,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov.covariance._base import describe
+from skprivcov.base import describe
 from skprivcov.privacy import PrivacyCost
 
-__all__ = ["CovarianceRelease", "release_of"]
+__all__ = ["CovarianceRelease"]
 
 
 def _read_only(array):
@@ -221,6 +221,45 @@ class CovarianceRelease:
             noise_level=noise_level,
         )
 
+    @classmethod
+    def of(cls, covariance, *, owner, arrays=False):
+        """The release behind what a model's ``covariance=`` parameter accepts.
+
+        Parameters
+        ----------
+        covariance : CovarianceRelease, fitted skprivcov estimator or array
+            A CovarianceRelease is returned as it is; a fitted skprivcov
+            covariance estimator gives :meth:`from_estimator` (an unfitted one
+            is refused: fitting it would spend privacy); with ``arrays``, an
+            array is taken as an uncentred second moment without a mean.
+        owner : str
+            The model's name, for the messages.
+        arrays : bool, default=False
+            Whether an array is accepted.
+
+        Returns
+        -------
+        release : CovarianceRelease
+            The release.
+        """
+        if isinstance(covariance, cls):
+            return covariance
+        if hasattr(covariance, "fit"):
+            if not hasattr(covariance, "covariance_"):
+                raise ValueError(
+                    f"covariance={type(covariance).__name__}(...) is not fitted. "
+                    "Give a fitted estimator (or its "
+                    "CovarianceRelease.from_estimator(...)); "
+                    f"{owner} never fits it, since that would spend privacy."
+                )
+            return cls.from_estimator(covariance)
+        if arrays:
+            return cls(second_moment=np.asarray(covariance))
+        raise TypeError(
+            "covariance must be a fitted skprivcov estimator or a "
+            f"CovarianceRelease; got {type(covariance).__name__}."
+        )
+
     @property
     def n_columns(self):
         return self.second_moment.shape[0]
@@ -307,29 +346,3 @@ class CovarianceRelease:
             f"source={self.source!r}, privacy_spent={self.privacy_spent}, "
             f"fingerprint={self.fingerprint[:12]!r})"
         )
-
-
-def release_of(covariance, owner, *, arrays=False):
-    """The CovarianceRelease behind what a model's ``covariance=`` accepts.
-
-    A CovarianceRelease as it is; a fitted skprivcov covariance estimator by
-    :meth:`CovarianceRelease.from_estimator` (an unfitted one is refused:
-    fitting it would spend privacy); with ``arrays``, an array as an uncentred
-    second moment without a mean.
-    """
-    if isinstance(covariance, CovarianceRelease):
-        return covariance
-    if hasattr(covariance, "fit"):
-        if not hasattr(covariance, "covariance_"):
-            raise ValueError(
-                f"covariance={type(covariance).__name__}(...) is not fitted. Give a "
-                "fitted estimator (or its CovarianceRelease.from_estimator(...)); "
-                f"{owner} never fits it, since that would spend privacy."
-            )
-        return CovarianceRelease.from_estimator(covariance)
-    if arrays:
-        return CovarianceRelease(second_moment=np.asarray(covariance))
-    raise TypeError(
-        f"covariance must be a fitted skprivcov estimator or a CovarianceRelease; "
-        f"got {type(covariance).__name__}."
-    )

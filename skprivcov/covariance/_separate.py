@@ -1,8 +1,8 @@
 """SeparateCov: noisy eigenvalues and noisy eigenvectors, released separately."""
 
 from skprivcov._constraints import SHARE
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
-from skprivcov.covariance._docstrings import fill_shared_docs
 from skprivcov.mechanisms import separate_covariance
 
 __all__ = ["SeparateCovariance"]

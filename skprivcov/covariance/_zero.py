@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
 from skprivcov._constraints import NORM_BOUND
-from skprivcov.covariance._base import ReleasedCovarianceMixin, eigenvalue_floor
+from skprivcov.base import ReleasedCovarianceMixin, eigenvalue_floor
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 __all__ = ["ZeroCovariance"]

@@ -13,15 +13,16 @@ from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import RELEASE_SEED
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._validation import check_input
+from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance import (
     AutoCovariance,
     BasePrivateCovariance,
     CovarianceRelease,
+    ReleaseConsumerMixin,
 )
-from skprivcov.covariance._base import ReleasedCovarianceMixin
-from skprivcov.covariance._consumer import ReleaseConsumerMixin
-from skprivcov.covariance._docstrings import fill_shared_docs
+from skprivcov.decomposition._heldout import captured_variance, log_likelihood
 from skprivcov.mechanisms import eigh_descending
 
 __all__ = ["PrivatePCA"]
@@ -145,6 +146,10 @@ default=None
     >>> pca.transform(X[:2]).shape
     (2, 2)
     """
+
+    # Its held-out scores from a release (higher is better), the default
+    # first: what ``skprivcov.model_selection.release_scorer`` computes (§14).
+    _heldout_metrics = ("log_likelihood", "captured_variance")
 
     _parameter_constraints: dict = {
         "n_components": [
@@ -308,3 +313,9 @@ default=None
         if self.whiten:
             X = X * self._whitening
         return X @ self.components_ + self.mean_
+
+    def _heldout_score(self, release, metric):
+        """The held-out score ``metric`` (one of ``_heldout_metrics``) of the
+        rows behind ``release``: post-processing of the releases."""
+        score = log_likelihood if metric == "log_likelihood" else captured_variance
+        return score(self, release)

@@ -6,46 +6,31 @@ import numpy as np
 from scipy import linalg
 from scipy.special import log_expit, log_softmax
 from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
-from skprivcov._class_stats import class_grams
-from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
-from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric, check_input
-from skprivcov.covariance._base import (
-    eigenvalue_floor,
-    floored_inverse,
-)
-from skprivcov.discriminant_analysis._class_blocks import (
-    CLASSIFIER_CONSTRAINTS,
-    charge_and_check_labels,
-    check_feature_bounds,
-    check_labels_public,
+from skprivcov._class_blocks import (
     class_estimates,
-    clipping_rows,
     release_blocks,
 )
+from skprivcov._class_stats import class_grams
+from skprivcov._classifier import BasePrivateClassifier
+from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
+from skprivcov._validation import check_input
+from skprivcov.base import eigenvalue_floor, floored_inverse
 from skprivcov.mechanisms import (
+    noise_level,
+    noisy_second_moment,
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
     second_moment_l2_sensitivity,
 )
-from skprivcov.mechanisms._noise_level import noise_level
-from skprivcov.mechanisms._noise_source import noisy_second_moment
 from skprivcov.privacy import (
     BudgetPart,
-    PrivacyCost,
-    check_within,
-    compose_parts,
-    resolve_budget,
 )
 
 __all__ = ["PrivateLinearDiscriminantAnalysis", "auto_structure"]
@@ -112,7 +97,7 @@ def auto_structure(n_samples, n_features, n_classes, budget):
 
 
 class PrivateLinearDiscriminantAnalysis(
-    ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BasePrivateClassifier
 ):
     """Linear discriminant analysis from private per-class releases.
 
@@ -273,7 +258,7 @@ or floats, default=None
     """
 
     _parameter_constraints: dict = {
-        **CLASSIFIER_CONSTRAINTS,
+        **BasePrivateClassifier._parameter_constraints,
         "covariance": [StrOptions({"auto", "full", "diagonal", "shrunk"})],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
     }
@@ -307,23 +292,6 @@ or floats, default=None
         self.random_state = random_state
         self.accountant = accountant
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True  # noisy by design
-        return tags
-
-    def fit_cost(self):
-        """What one fit spends, from the parameters alone."""
-        return resolve_budget(
-            rho=self.rho,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            notions=("zcdp", "pure"),
-            default=PrivacyCost.zcdp(0.1),
-            owner=type(self).__name__,
-        )
-
     def _class_moments(self, X, y, classes, bound):
         """Σ_{i∈c} a aᵀ / n of each class's augmented unit-ball rows: the
         class's sum, in the units of one release (zeros for a class without
@@ -345,42 +313,17 @@ or floats, default=None
         labels = np.asarray(members, dtype=bool).astype(np.intp)
         return self._class_moments(X, labels, np.array([0, 1]), bound)[1]
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Release the per-class sums and fit the classifier from them.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : object
-        """
-        budget = self.fit_cost()
-        X, y, public_classes = check_labels_public(self, X, y)
-        box = check_feature_bounds(self.feature_bounds, X.shape[1])
-        if public_classes is not None and self.n_components is not None:
-            self._check_n_components(np.unique(public_classes).size, X.shape[1])
-        classes = charge_and_check_labels(self, budget, y, public_classes)
-
-        # Values from here on (docs/algorithms.rst §13.2).
+    def _check_classes(self, n_classes, n_features):
         if self.n_components is not None:
-            self._check_n_components(classes.size, X.shape[1])
-        X = as_numeric(X)
-        rng = release_generator(self.random_state, noise=self.noise)
+            self._check_n_components(n_classes, n_features)
+
+    def _release_classes(self, X, y, bound, budget, rng, *, box, centre):
+        """Release the per-class sums (or the diagonal blocks) and fit the
+        discriminant from them (the hook of the classifiers' fit template)."""
+        classes = self.classes_
         n_samples = X.shape[0]
-        # §18.2: with "auto" a private row-norm bound at 1/16, the release at
-        # the rest (sequential composition on the same rows). Where the part
-        # cannot buy an accurate bound (n ≤ 2r) the largest candidate: the
-        # class sums then drown in noise and the classifier predicts about
-        # the priors. With a public box, rows centred in it (§21).
-        X, bound, parts, budget, centre = clipping_rows(self, X, budget, rng, box)
         half_widths = None if box is None else (box[1] - box[0]) / 2.0 / bound
         structure = self._structure(n_samples, X.shape[1], classes.size, budget)
-        self.classes_ = classes
         if structure == "diagonal":
             # §21: per class [count, Σx] and the pooled Σx⊙x, block by block.
             blocks, release_parts = release_blocks(
@@ -412,11 +355,7 @@ or floats, default=None
             self._recentre(centre)
             release_parts = (BudgetPart("per-class sums", budget),)
         self.covariance_structure_ = structure
-        self.norm_bound_ = bound
-        self.privacy_parts_ = (*parts, *release_parts)
-        self.privacy_spent_ = self.fit_cost()
-        check_within(compose_parts(self.privacy_parts_), self.privacy_spent_)
-        return self
+        return release_parts
 
     def _recentre(self, centre):
         """Back from rows centred in the public box to the units of X."""

@@ -39,8 +39,7 @@ import math
 import numpy as np
 
 from skprivcov._stats import unit_ball_statistics
-from skprivcov.mechanisms._hardened import eigenvalue_error_bound
-from skprivcov.mechanisms._noise_source import noisy_vector
+from skprivcov.mechanisms import eigenvalue_error_bound, noisy_vector
 
 __all__ = [
     "LOWER_BOUND_BETA",

@@ -18,8 +18,8 @@ from skprivcov._constraints import (
 )
 from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._validation import as_numeric, check_input, check_public, check_target
+from skprivcov.base import charge, describe
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
-from skprivcov.covariance._base import charge, describe
 from skprivcov.linear_model._rows import (
     ROW_NORM_BOUND,
     bounded_rows,
@@ -34,6 +34,24 @@ __all__ = ["BasePrivateRidge"]
 def default_estimator():
     """The covariance estimator used when none is given (see PrivateRidge)."""
     return GaussianCovariance()
+
+
+def release_estimator(estimator, fit_intercept):
+    """A fresh covariance estimator for the bounded rows [x, y'] (never the
+    user's instance): norm bound √2, the constant column iff an intercept."""
+    estimator = default_estimator() if estimator is None else estimator
+    estimator = clone(estimator).set_params(
+        norm_bound=ROW_NORM_BOUND, assume_centered=not fit_intercept
+    )
+    if estimator._parameter_constraints.get("projection") is PROJECTION:
+        # The solver projects the joint (features, target) block itself
+        # (docs/ridge.rst); projecting the whole release onto the trace
+        # ball first shrank every eigenvalue at small ρ and raised the
+        # test error on diabetes (e.g. 5606 against 5298 at ρ = 0.01).
+        # (A mechanism whose projection is its own, as the nuclear one's,
+        # keeps it.)
+        estimator.set_params(projection=None)
+    return estimator
 
 
 class BasePrivateRidge(RegressorMixin, BaseEstimator):
@@ -72,20 +90,8 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
 
     def _release_estimator(self):
         """A fresh covariance estimator for the bounded rows [x, y'] (never the
-        user's instance): norm bound √2, the constant column iff an intercept."""
-        estimator = default_estimator() if self.estimator is None else self.estimator
-        estimator = clone(estimator).set_params(
-            norm_bound=ROW_NORM_BOUND, assume_centered=not self.fit_intercept
-        )
-        if estimator._parameter_constraints.get("projection") is PROJECTION:
-            # The solver projects the joint (features, target) block itself
-            # (docs/ridge.rst); projecting the whole release onto the trace
-            # ball first shrank every eigenvalue at small ρ and raised the
-            # test error on diabetes (e.g. 5606 against 5298 at ρ = 0.01).
-            # (A mechanism whose projection is its own, as the nuclear one's,
-            # keeps it.)
-            estimator.set_params(projection=None)
-        return estimator
+        user's instance): :func:`release_estimator`."""
+        return release_estimator(self.estimator, self.fit_intercept)
 
     def _planned_charges(self):
         """The charges one fit makes: none from a given release, else the

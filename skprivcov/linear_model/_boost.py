@@ -46,9 +46,7 @@ from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
     private_smallest_eigenvalue,
 )
-from skprivcov.mechanisms import noise_level
-from skprivcov.mechanisms._hardened import gram_error_bound
-from skprivcov.mechanisms._noise_source import noisy_vector
+from skprivcov.mechanisms import gram_error_bound, noise_level, noisy_vector
 from skprivcov.privacy import BudgetPart
 
 __all__ = [

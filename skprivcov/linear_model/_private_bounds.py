@@ -25,19 +25,20 @@ import numpy as np
 from scipy import sparse
 
 from skprivcov._clipping import canonical_sparse
-from skprivcov._random import SEED_LIMIT, release_generator
 from skprivcov._stats import _refuse_nonfinite, feature_counts
-from skprivcov.mechanisms import quantile_epsilon
-from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
-from skprivcov.mechanisms._noise import additive_noise
-from skprivcov.mechanisms._quantile import private_box, signed_grid
-from skprivcov.mechanisms._splits import split_budget
+from skprivcov.mechanisms import (
+    additive_noise,
+    hardened_noise,
+    is_hardened,
+    private_box,
+    quantile_epsilon,
+    signed_grid,
+    split_budget,
+)
 
 __all__ = [
     "FEATURE_QUANTILES",
     "TARGET_QUANTILES",
-    "bounds_generator",
-    "budget_parameters",
     "choose_bounds",
     "feature_box_affordable",
     "mean_budget",
@@ -242,21 +243,3 @@ def private_target_mean(y, parts, y_bound, *, rng, finite=None, nonfinite="raise
         )
     # Post-processing: a mean outside the box is moved onto it.
     return (lower, upper), float(np.clip(noisy, lower, upper))
-
-
-def bounds_generator(random_state, noise):
-    """(the generator of the bounds' draws, the release's own seed): with an
-    int seed, the release gets a seed drawn from the bounds' generator, so the
-    two never share a stream (docs/algorithms.rst §13.4); None stays None
-    (fresh OS entropy for each)."""
-    rng = release_generator(random_state, noise=noise)
-    if random_state is None:
-        return rng, None
-    return rng, int(rng.integers(SEED_LIMIT))
-
-
-def budget_parameters(cost):
-    """The budget parameters that make an estimator spend ``cost``."""
-    if cost.notion == "zcdp":
-        return {"rho": cost.parameter, "epsilon": None, "delta": None}
-    return {"epsilon": cost.parameter, "rho": None, "delta": None}

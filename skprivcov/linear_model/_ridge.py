@@ -10,22 +10,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from skprivcov._dask import compute_array, is_dask_array
-from skprivcov._random import release_generator
+from skprivcov._random import bounds_generator, release_generator
 from skprivcov._stats import _refuse_nonfinite
 from skprivcov._validation import as_numeric
+from skprivcov.base import ReleasedCovarianceMixin, budget_parameters
 from skprivcov.covariance import CovarianceRelease
-from skprivcov.covariance._base import ReleasedCovarianceMixin
-from skprivcov.covariance._release import release_of
 from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
     private_smallest_eigenvalue,
 )
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._boost import boosted_parts, boosted_ridge, n_rounds
+from skprivcov.linear_model._folds import SupervisedFolds
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._private_bounds import (
-    bounds_generator,
-    budget_parameters,
     choose_bounds,
     feature_box_affordable,
     finite_rows,
@@ -34,7 +32,7 @@ from skprivcov.linear_model._private_bounds import (
     release_budget,
 )
 from skprivcov.linear_model._rows import feature_map, penalty_scales, target_map
-from skprivcov.linear_model._solve import fit_ridge_path
+from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
 from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
 
 __all__ = ["PrivateRidge"]
@@ -42,7 +40,7 @@ __all__ = ["PrivateRidge"]
 
 def as_release(covariance):
     """A CovarianceRelease from what ``PrivateRidge(covariance=...)`` accepts."""
-    return release_of(covariance, "PrivateRidge", arrays=True)
+    return CovarianceRelease.of(covariance, owner="PrivateRidge", arrays=True)
 
 
 def _column_index(release, column, role):
@@ -293,6 +291,12 @@ array-like of shape (n_columns, n_columns) or None, default=None
     >>> print(model.privacy_spent_)
     0-DP (pure)
     """
+
+    # The folds of its rows [x, y], for FoldReleases with y (§14).
+    _fold_strategy = SupervisedFolds
+    # Its held-out scores from a release (higher is better), the default
+    # first: what ``skprivcov.model_selection.release_scorer`` computes.
+    _heldout_metrics = ("neg_mean_squared_error",)
 
     _parameter_constraints: dict = {
         **BasePrivateRidge._parameter_constraints,
@@ -684,3 +688,23 @@ default=None
         self.intercept_ = float(intercepts[0])
         self.release_ = release
         self.n_features_in_ = n_features
+
+    def _heldout_score(self, release, metric):
+        """−(1/n) Σ (y − wᵀx − b)² on the rows behind ``release`` (§8.2), for
+        ``metric="neg_mean_squared_error"``: post-processing of the release."""
+        training = self.release_
+        target = _column_index(
+            training, -1 if self.target is None else self.target, "target"
+        )
+        if self.features is None:
+            features = [j for j in range(training.n_columns) if j != target]
+        else:
+            features = [_column_index(training, c, "feature") for c in self.features]
+        losses = heldout_losses(
+            release,
+            features,
+            target,
+            np.asarray(self.coef_, float)[:, None],
+            np.array([self.intercept_], float),
+        )
+        return -float(losses[0])

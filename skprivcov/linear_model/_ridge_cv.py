@@ -7,7 +7,9 @@ from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._folds import BaseFoldReleases, leave_one_fold_out, pool_releases
 from skprivcov.linear_model._base import BasePrivateRidge
+from skprivcov.linear_model._folds import SupervisedFolds
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._rows import penalty_scales
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
@@ -226,23 +228,16 @@ class PrivateRidgeCV(BasePrivateRidge):
                 f"cv={self.cv} folds need at least {2 * self.cv} rows (2 per fold); "
                 f"got {n_samples}."
             )
-        # (Imported here: skprivcov.model_selection imports this package.)
-        from skprivcov.model_selection._folds import (
-            FoldReleases,
-            leave_one_fold_out,
-            pool_releases,
-        )
-
         # The fold releases (docs/algorithms.rst §14): public checks, one
         # charge recorded under this model's name, then one release per fold.
-        folds = FoldReleases(
+        folds = BaseFoldReleases(
             estimator=self.estimator,
             n_folds=self.cv,
             X_norm_bound=self.X_norm_bound,
             y_bound=self.y_bound,
             assume_centered=not self.fit_intercept,
             random_state=self.random_state,
-        )._release(X, y, owner=self, target_name=target_name)
+        )._release(X, y, owner=self, strategy=SupervisedFolds, target_name=target_name)
         fold_releases = folds.fold_releases_
         # With a box per feature, every candidate is penalised in its units
         # (§18.5); None for one row-norm bound.

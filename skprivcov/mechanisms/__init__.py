@@ -16,6 +16,7 @@ from skprivcov.mechanisms._bingham import (
     high_concentration_trials,
     sample_bingham,
 )
+from skprivcov.mechanisms._coinpress import CoinPressPasses, coinpress
 from skprivcov.mechanisms._covariance import (
     eigenvalue_noise_scale,
     gaussian_covariance,
@@ -33,8 +34,10 @@ from skprivcov.mechanisms._eigen import (
     from_eigenpairs,
 )
 from skprivcov.mechanisms._hardened import (
+    eigenvalue_error_bound,
     gram_error_bound,
     hardened_noise,
+    is_hardened,
     noise_plan,
 )
 from skprivcov.mechanisms._iterative import (
@@ -42,8 +45,13 @@ from skprivcov.mechanisms._iterative import (
     iterative_eigen_covariance,
     sample_top_eigenvector,
 )
-from skprivcov.mechanisms._noise import symmetric_noise
+from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
 from skprivcov.mechanisms._noise_level import noise_level
+from skprivcov.mechanisms._noise_source import (
+    noisy_second_moment,
+    noisy_vector,
+    plain_scale,
+)
 from skprivcov.mechanisms._nuclear import (
     NoiseDiagnostics,
     equilibrium_start,
@@ -52,6 +60,7 @@ from skprivcov.mechanisms._nuclear import (
     nuclear_laplace_noise,
     sample_normalised_spectrum,
 )
+from skprivcov.mechanisms._planted import planted_scale
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
     project_l1_ball,
@@ -62,14 +71,20 @@ from skprivcov.mechanisms._projections import (
 from skprivcov.mechanisms._quantile import (
     FIXED_BOUND_QUANTILE,
     NOISY_AT,
+    NORM_RANGE,
     norm_grid,
+    private_box,
     private_norm_bound,
     private_quantile,
     quantile_epsilon,
     quantile_rank_error,
+    signed_grid,
 )
 from skprivcov.mechanisms._radius import private_radius_exponent
 from skprivcov.mechanisms._sensitivity import (
+    class_counts_sensitivity,
+    class_squares_sensitivity,
+    class_sums_sensitivity,
     eigenvalues_l1_sensitivity,
     eigenvalues_l2_sensitivity,
     gaussian_scale,
@@ -95,17 +110,25 @@ from skprivcov.mechanisms._trace import private_trace_upper_bound
 __all__ = [
     "FIXED_BOUND_QUANTILE",
     "NOISY_AT",
+    "NORM_RANGE",
     "SPLITS",
     "AdaptivePlan",
+    "CoinPressPasses",
     "NoiseDiagnostics",
     "above_threshold",
     "adaptive_covariance",
     "adaptive_plan",
     "adaptive_release",
+    "additive_noise",
     "bingham_envelope",
+    "class_counts_sensitivity",
+    "class_squares_sensitivity",
+    "class_sums_sensitivity",
+    "coinpress",
     "discrete_gaussian",
     "discrete_laplace",
     "draw_epsilons",
+    "eigenvalue_error_bound",
     "eigenvalue_noise_scale",
     "eigenvalues_l1_sensitivity",
     "eigenvalues_l2_sensitivity",
@@ -119,6 +142,7 @@ __all__ = [
     "haar_orthogonal",
     "hardened_noise",
     "high_concentration_trials",
+    "is_hardened",
     "iterative_eigen_covariance",
     "laplace_covariance",
     "laplace_scale",
@@ -127,11 +151,16 @@ __all__ = [
     "noisy_covariance",
     "noisy_eigenvalues",
     "noisy_inner_product",
+    "noisy_second_moment",
+    "noisy_vector",
     "norm_grid",
     "nuclear_chain_diagnostics",
     "nuclear_laplace_covariance",
     "nuclear_laplace_noise",
     "per_class_sums_l1_sensitivity",
+    "plain_scale",
+    "planted_scale",
+    "private_box",
     "private_norm_bound",
     "private_quantile",
     "private_radius_exponent",
@@ -156,6 +185,7 @@ __all__ = [
     "shrinkage_factor",
     "shrinkage_from",
     "shrinkage_scale",
+    "signed_grid",
     "spectral_spread",
     "split_budget",
     "symmetric_noise",

@@ -2,7 +2,6 @@
 on the pooled releases of the training folds and scored on the held-out fold's
 release (docs/algorithms.rst §14, "Free sweeps over post-processing")."""
 
-from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,217 +11,48 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
-from skprivcov._dask import compute_array, is_dask_array
-from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric, check_public, check_target
-from skprivcov.covariance import (
-    BasePrivateCovariance,
-    CovarianceRelease,
-    GaussianCovariance,
+from skprivcov._folds import (
+    BaseFoldReleases,
+    UnsupervisedFolds,
+    leave_one_fold_out,
+    pool_releases,
 )
-from skprivcov.covariance._base import charge, describe
-from skprivcov.covariance._clipped_data import ClippedData
-from skprivcov.decomposition._pca import PrivatePCA
-from skprivcov.linear_model._private_bounds import (
-    bounds_generator,
-    budget_parameters,
-    choose_bounds,
-    release_budget,
-)
-from skprivcov.linear_model._ridge import PrivateRidge, _column_index
-from skprivcov.linear_model._rows import (
-    bounded_rows,
-    release_in_data_units,
-    target_map,
-)
-from skprivcov.linear_model._solve import heldout_losses
-from skprivcov.mechanisms import project_psd
-from skprivcov.mechanisms._splits import split_budget
-from skprivcov.privacy import PrivacyCost, check_within, compose_parts
+from skprivcov.covariance import BasePrivateCovariance, CovarianceRelease
+from skprivcov.linear_model import PrivateRidge
+from skprivcov.privacy import PrivacyCost
 
 __all__ = ["FoldReleases", "ReleaseModel", "release_scorer"]
 
 
-def _auto(bound):
-    return isinstance(bound, str) and bound == "auto"
-
-
-# --- The machinery PrivateRidgeCV shares ----------------------------------------
-
-
-def release_folds(template, rows, n_folds, random_state, publish):
-    """Split the rows into ``n_folds`` disjoint folds at random and release
-    each with ``template`` (already charged, its accountant detached).
-
-    The split is a permutation drawn from ``random_state`` alone: it depends
-    on the number of rows, never on their values. Every fold gets a seed of
-    its own drawn from the same generator, or fresh OS entropy when
-    ``random_state`` is None, so folds never share noise
-    (docs/algorithms.rst §13.4). Reads the rows' values: after the charge.
-
-    Returns ``([publish(fitted, n_fold_rows) for each fold], last fitted)``.
-    """
-    rng = release_generator(random_state)
-    folds = np.array_split(rng.permutation(rows.shape[0]), n_folds)
-    published = []
-    for fold in folds:
-        seed = None if random_state is None else int(rng.integers(2**63))
-        estimator = template.set_params(random_state=seed).fit(rows[fold])
-        published.append(publish(estimator, len(fold)))
-    return published, estimator
-
-
-def leave_one_fold_out(n_folds):
-    """(train, test) index pairs over ``n_folds`` tokens: each fold held out
-    once, trained on all the others (in increasing order)."""
-    indices = np.arange(n_folds)
-    for k in range(n_folds):
-        yield np.delete(indices, k), indices[k : k + 1]
-
-
-def _supervised_publisher(*, X_norm_bound, y_bound, fit_intercept, names):
-    """A fold's release of the bounded rows [x, y'] in the units of [X, y],
-    with the noise level of its feature block (in the units of X²: what
-    ``PrivateRidge(alpha="auto")`` reads, docs/algorithms.rst §16; with a box
-    per feature, that of its largest scale, §18.5)."""
-
-    def publish(estimator, n_samples):
-        return release_in_data_units(
-            estimator,
-            n_samples=n_samples,
-            X_norm_bound=X_norm_bound,
-            y_bound=y_bound,
-            fit_intercept=fit_intercept,
-            names=names,
-        )
-
-    return publish
-
-
-def _unsupervised_publisher(names):
-    def publish(estimator, n_samples):
-        release = CovarianceRelease.from_estimator(estimator, n_samples=n_samples)
-        return release if names is None else replace(release, feature_names=names)
-
-    return publish
-
-
 # --- Held-out scores from a release ------------------------------------------------
 
-
-def _ridge_columns(model):
-    """The (features, target) columns a fitted PrivateRidge used in its release."""
-    release = model.release_
-    target = _column_index(
-        release, -1 if model.target is None else model.target, "target"
-    )
-    if model.features is None:
-        return [j for j in range(release.n_columns) if j != target], target
-    return [_column_index(release, c, "feature") for c in model.features], target
-
-
-def _neg_mean_squared_error(model, release):
-    """−(1/n) Σ (y − wᵀx − b)² on the rows behind ``release`` (§8.2)."""
-    features, target = _ridge_columns(model)
-    losses = heldout_losses(
-        release,
-        features,
-        target,
-        np.asarray(model.coef_, float)[:, None],
-        np.array([model.intercept_], float),
-    )
-    return -float(losses[0])
-
-
-def _scatter_about_mean(model, release):
-    """E[(x − m)(x − m)ᵀ] over the rows behind ``release``, m the model's
-    mean, projected onto the PSD cone (post-processing)."""
-    mean = np.asarray(model.mean_, float)
-    if release.mean is None:
-        if np.any(mean):
-            raise ValueError(
-                "This release has no mean: it cannot score a model centred by one."
-            )
-        scatter = release.second_moment
-    else:
-        cross = np.outer(release.mean, mean)
-        scatter = release.second_moment - cross - cross.T + np.outer(mean, mean)
-    return project_psd((scatter + scatter.T) / 2)
-
-
-def _captured_variance(model, release):
-    """tr(V Σ Vᵀ): the held-out variance along the kept components."""
-    scatter = _scatter_about_mean(model, release)
-    components = np.asarray(model.components_, float)
-    return float(np.einsum("ki,ij,kj->", components, scatter, components))
-
-
-def _log_likelihood(model, release):
-    """Average log-likelihood of the held-out rows under probabilistic PCA
-    (Tipping & Bishop 1999; scikit-learn's ``PCA.score``): the model
-    covariance has the kept eigenvalues along the components and the mean of
-    the other released eigenvalues σ² elsewhere. It depends on the rows only
-    through their second moment about the model's mean, so it is computed
-    from the release. Eigenvalues and σ² are floored at the training
-    release's public noise level (its ``noise_level``), below which the
-    release resolves nothing."""
-    training = model.release_
-    moment = training.second_moment if training.mean is None else training.covariance
-    eigenvalues = np.maximum(np.linalg.eigvalsh((moment + moment.T) / 2), 0.0)
-    n_features, kept = eigenvalues.size, model.n_components_
-    total = eigenvalues.sum()
-    floor = max(
-        training.noise_level or 0.0,
-        1e-12 * total / n_features,
-        np.finfo(float).tiny,
-    )
-    variances = np.maximum(np.asarray(model.explained_variance_, float), floor)
-    rest = n_features - kept
-    sigma2 = max((total - variances.sum()) / rest if rest else 0.0, floor)
-    scatter = _scatter_about_mean(model, release)
-    components = np.asarray(model.components_, float)
-    along = np.einsum("ki,ij,kj->k", components, scatter, components)
-    outside = max(np.trace(scatter) - along.sum(), 0.0)
-    return float(
-        -0.5
-        * (
-            n_features * np.log(2 * np.pi)
-            + np.log(variances).sum()
-            + rest * np.log(sigma2)
-            + (along / variances).sum()
-            + outside / sigma2
-        )
-    )
-
-
-# metric → (model class, score function), higher is better.
-_METRICS = {
-    "neg_mean_squared_error": (PrivateRidge, _neg_mean_squared_error),
-    "log_likelihood": (PrivatePCA, _log_likelihood),
-    "captured_variance": (PrivatePCA, _captured_variance),
-}
-_AUTO = {PrivateRidge: "neg_mean_squared_error", PrivatePCA: "log_likelihood"}
+# Every held-out score a model built on one release offers (higher is better).
+# Each model owns its scores: ``_heldout_metrics`` (its default first) and
+# ``_heldout_score(release, metric)`` (PrivateRidge: "neg_mean_squared_error";
+# PrivatePCA: "log_likelihood", "captured_variance").
+METRICS = ("neg_mean_squared_error", "log_likelihood", "captured_variance")
 
 
 def _heldout_score(model, release, metric):
-    kind = next((k for k in _AUTO if type(model) is k), None)
-    if kind is None:
+    metrics = getattr(type(model), "_heldout_metrics", ())
+    if not metrics:
         raise TypeError(
             f"No held-out score from a release for {type(model).__name__}: "
-            f"supported models are {', '.join(k.__name__ for k in _AUTO)}."
+            "supported models are those with held-out scores "
+            "(PrivateRidge, PrivatePCA)."
         )
-    metric = _AUTO[kind] if metric == "auto" else metric
-    owner, score = _METRICS[metric]
-    if owner is not kind:
+    metric = metrics[0] if metric == "auto" else metric
+    if metric not in metrics:
         raise ValueError(
-            f"metric={metric!r} scores a {owner.__name__}, not a {kind.__name__}."
+            f"metric={metric!r} does not score a {type(model).__name__}: its "
+            f"scores are {list(metrics)}."
         )
     if release.n_columns != model.release_.n_columns:
         raise ValueError(
             f"The held-out release has {release.n_columns} columns; the model's "
             f"training release has {model.release_.n_columns}."
         )
-    return score(model, release)
+    return model._heldout_score(release, metric)
 
 
 def _releases_of(X, owner):
@@ -242,16 +72,10 @@ def _releases_of(X, owner):
     return list(tokens)
 
 
-def pool_releases(releases):
-    """The release of the union of the rows behind ``releases`` (weights
-    n_k / Σ n_k; post-processing): what a model is fit or scored on."""
-    return CovarianceRelease.pooled(list(releases))
-
-
 # --- The public objects ------------------------------------------------------------
 
 
-class FoldReleases(BaseEstimator):
+class FoldReleases(BaseFoldReleases):
     """One private second moment per disjoint fold: a grid search over
     post-processing parameters for the cost of one release.
 
@@ -449,143 +273,8 @@ class FoldReleases(BaseEstimator):
         self : object
             The fitted fold releases.
         """
-        return self._release(X, y, owner=self)
-
-    def _release(self, X, y, *, owner, target_name=None):
-        """Public checks, one charge recorded under ``owner``'s name, then the
-        releases (used by ``fit`` and by PrivateRidgeCV)."""
-        supervised = y is not None
-        if target_name is None:
-            target_name = str(getattr(y, "name", None) or "y")
-        X = check_public(
-            self,
-            X,
-            reset=True,
-            accept_sparse=("csr", "csc"),
-            ensure_min_features=1 if supervised else 2,
-        )
-        n_samples = X.shape[0]
-        if supervised:
-            y = check_target(y, n_samples, type(self).__name__)
-            if not _auto(self.y_bound):
-                target_map(self.y_bound, not self.assume_centered)
-        if n_samples < 2 * self.n_folds:
-            raise ValueError(
-                f"n_folds={self.n_folds} folds need at least {2 * self.n_folds} "
-                f"rows (2 per fold); got {n_samples}."
-            )
-        template = self._release_estimator(supervised)
-        template._validate_params()
-        # Charged once, before any value is read: the folds are disjoint.
-        cost = template.fit_cost()
-        charge(
-            template.accountant,
-            cost,
-            owner,
-            release=describe(template),
-            composition="parallel over disjoint folds",
-        )
-        template.set_params(accountant=None)
-        for stale in ("X_norm_bound_", "y_bound_"):
-            self.__dict__.pop(stale, None)  # from an earlier fit
-        names = getattr(self, "feature_names_in_", None)
-        if is_dask_array(X):
-            # Its blocks are read here, after the charge (§13.1).
-            X = compute_array(X)
-        # Private bounds, once on all the rows, then the folds at the rest
-        # (§18.5); ``seed`` seeds the split and the folds' own seeds.
-        bound_parts, seed = self._choose_bounds(template, cost, X, y)
-        X_norm_bound = getattr(self, "X_norm_bound_", self.X_norm_bound)
-        if supervised:
-            y_bound = getattr(self, "y_bound_", self.y_bound)
-            rows = bounded_rows(
-                as_numeric(X),
-                as_numeric(y, "y"),
-                X_norm_bound=X_norm_bound,
-                y_bound=y_bound,
-                fit_intercept=not self.assume_centered,
-            )
-            publish = _supervised_publisher(
-                X_norm_bound=X_norm_bound,
-                y_bound=y_bound,
-                fit_intercept=not self.assume_centered,
-                names=None if names is None else [*names, target_name],
-            )
-            self.y_bound_ = y_bound
-        else:
-            template.set_params(norm_bound=X_norm_bound)
-            rows = as_numeric(X)
-            publish = _unsupervised_publisher(None if names is None else list(names))
-        self.X_norm_bound_ = X_norm_bound
-        releases, estimator = release_folds(template, rows, self.n_folds, seed, publish)
-        self.fold_releases_ = releases
-        self.tokens_ = np.empty(len(releases), dtype=object)
-        self.tokens_[:] = releases
-        self.release_ = CovarianceRelease.pooled(
-            releases,
-            privacy_spent=cost,
-            source=f"{self.n_folds} disjoint fold releases by {releases[0].source}",
-        )
-        self.privacy_spent_ = cost
-        # The bounds' parts once (sequential), then every fold's release
-        # spends the same split, in parallel (disjoint rows).
-        parts = (*bound_parts, *estimator.privacy_parts_)
-        check_within(compose_parts(parts), cost)
-        self.privacy_parts_ = parts
-        return self
-
-    def _choose_bounds(self, template, cost, X, y):
-        """The private bounds of "auto", chosen once on all the rows after the
-        charge (§18.5), at their parts; the template's budget set to the rest.
-        Returns (the parts, the seed of the split and the folds)."""
-        supervised = y is not None
-        if supervised:
-            parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
-        elif _auto(self.X_norm_bound):
-            *parts, last = split_budget("norm bound auto", cost)
-            parts, rest = tuple(parts), last.cost
-        else:
-            parts = ()
-        if not parts:
-            return (), self.random_state
-        # The bounds draw from a stream of their own; with an int seed the
-        # split and the folds get a seed drawn from it (§13.4).
-        rng, seed = bounds_generator(self.random_state, template.noise)
-        template.set_params(**budget_parameters(rest))
-        if supervised:
-            self.X_norm_bound_, self.y_bound_ = choose_bounds(
-                as_numeric(X),
-                as_numeric(y, "y"),
-                parts,
-                self.X_norm_bound,
-                self.y_bound,
-                nonfinite=template.nonfinite,
-                rng=rng,
-                centred=not self.assume_centered,
-            )
-        else:
-            rows = ClippedData(
-                as_numeric(X), augmented=False, nonfinite=template.nonfinite
-            )
-            # The covariance estimators' rule (§18.2): the smallest candidate
-            # when the part cannot buy an accurate bound.
-            self.X_norm_bound_ = rows.private_norm_bound(parts[0].cost, rng)
-        return parts, seed
-
-    def _release_estimator(self, supervised):
-        """A fresh clone of the estimator (never the user's instance)."""
-        if supervised:
-            # The release PrivateRidge makes of [x, y]: one rule for both.
-            return PrivateRidge(
-                estimator=self.estimator, fit_intercept=not self.assume_centered
-            )._release_estimator()
-        estimator = GaussianCovariance() if self.estimator is None else self.estimator
-        # "auto" is chosen once on all the rows by ``_choose_bounds``; a
-        # public placeholder until then.
-        bound = 1.0 if _auto(self.X_norm_bound) else self.X_norm_bound
-        return clone(estimator).set_params(
-            norm_bound=bound, assume_centered=self.assume_centered
-        )
+        strategy = UnsupervisedFolds if y is None else PrivateRidge._fold_strategy
+        return self._release(X, y, owner=self, strategy=strategy)
 
     def split(self, X=None, y=None, groups=None):
         """Leave-one-fold-out (train, test) indices over the fold tokens.
@@ -846,8 +535,6 @@ def release_scorer(metric="auto"):
     >>> release_scorer("captured_variance")
     release_scorer(metric='captured_variance')
     """
-    if not (isinstance(metric, str) and (metric == "auto" or metric in _METRICS)):
-        raise ValueError(
-            f"metric must be one of {['auto', *_METRICS]}; got {metric!r}."
-        )
+    if not (isinstance(metric, str) and (metric == "auto" or metric in METRICS)):
+        raise ValueError(f"metric must be one of {['auto', *METRICS]}; got {metric!r}.")
     return _ReleaseScorer(metric)

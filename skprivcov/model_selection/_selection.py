@@ -24,18 +24,23 @@ from skprivcov._dask import is_dask_array
 from skprivcov._random import SEED_LIMIT, release_generator
 from skprivcov._validation import check_public
 from skprivcov.covariance import BasePrivateCovariance
-from skprivcov.mechanisms import gaussian_scale, laplace_scale
-from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
-from skprivcov.mechanisms._noise import additive_noise
+from skprivcov.mechanisms import (
+    additive_noise,
+    gaussian_scale,
+    hardened_noise,
+    is_hardened,
+    laplace_scale,
+)
 from skprivcov.model_selection._cost import _estimators_among, planned_charges
 from skprivcov.model_selection._private_scores import (
     CovarianceErrorScore,
     PredictionLossScore,
 )
 from skprivcov.model_selection._probe import check_public_facts
-from skprivcov.privacy import PrivacyAccountant, PrivacyCost
-from skprivcov.privacy._renyi import (
+from skprivcov.privacy import (
     RENYI_ORDERS,
+    PrivacyAccountant,
+    PrivacyCost,
     expected_runs,
     repeat_and_select_curve,
 )

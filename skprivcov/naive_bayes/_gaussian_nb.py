@@ -2,31 +2,19 @@
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric, check_input
-from skprivcov.discriminant_analysis._class_blocks import (
-    CLASSIFIER_CONSTRAINTS,
-    charge_and_check_labels,
-    check_feature_bounds,
-    check_labels_public,
+from skprivcov._class_blocks import (
     class_estimates,
-    clipping_rows,
     release_blocks,
 )
-from skprivcov.privacy import (
-    PrivacyCost,
-    check_within,
-    compose_parts,
-    resolve_budget,
-)
+from skprivcov._classifier import BasePrivateClassifier
+from skprivcov._validation import check_input
 
 __all__ = ["PrivateGaussianNB"]
 
 
-class PrivateGaussianNB(ClassifierMixin, BaseEstimator):
+class PrivateGaussianNB(BasePrivateClassifier):
     """Gaussian naive Bayes from private per-class counts, sums and squares.
 
     Rows x are brought into the unit ball by ``norm_bound`` B (z = x /
@@ -147,8 +135,6 @@ default="auto"
     ['class counts', 'class totals', 'class squares']
     """
 
-    _parameter_constraints: dict = {**CLASSIFIER_CONSTRAINTS}
-
     def __init__(
         self,
         *,
@@ -174,63 +160,29 @@ default="auto"
         self.random_state = random_state
         self.accountant = accountant
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True  # noisy by design
-        return tags
-
-    def fit_cost(self):
-        """What one fit spends, from the parameters alone."""
-        return resolve_budget(
-            rho=self.rho,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            notions=("zcdp", "pure"),
-            default=PrivacyCost.zcdp(0.1),
-            owner=type(self).__name__,
-        )
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Release the per-class blocks and fit the classifier from them.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self : object
-        """
-        budget = self.fit_cost()
-        X, y, public_classes = check_labels_public(self, X, y)
-        box = check_feature_bounds(self.feature_bounds, X.shape[1])
-        classes = charge_and_check_labels(self, budget, y, public_classes)
-        # Values from here on (docs/algorithms.rst §13.2).
-        X = as_numeric(X)
-        rng = release_generator(self.random_state, noise=self.noise)
+    def _release_classes(self, X, y, bound, budget, rng, *, box, centre):
+        """Release the per-class counts, sums and squares and set the model
+        from them (the hook of the classifiers' fit template)."""
         n_samples = X.shape[0]
-        X, bound, parts, budget, centre = clipping_rows(self, X, budget, rng, box)
         half_widths = None if box is None else (box[1] - box[0]) / 2.0 / bound
         blocks, block_parts = release_blocks(
-            X, y, classes, bound, budget, rng, pooled=False, nonfinite=self.nonfinite
+            X,
+            y,
+            self.classes_,
+            bound,
+            budget,
+            rng,
+            pooled=False,
+            nonfinite=self.nonfinite,
         )
         estimates = class_estimates(blocks, n_samples, budget.notion, half_widths)
         # The quadratic term's expectation carries the means' noise (§21).
         self._mean_noise = estimates.mean_noise * bound**2
-        self.classes_ = classes
         self.class_prior_ = estimates.shares
         self.class_count_ = estimates.shares * n_samples
         self.theta_ = estimates.means * bound + (0.0 if centre is None else centre)
         self.var_ = estimates.variances * bound**2
-        self.norm_bound_ = bound
-        self.privacy_parts_ = (*parts, *block_parts)
-        self.privacy_spent_ = self.fit_cost()
-        check_within(compose_parts(self.privacy_parts_), self.privacy_spent_)
-        return self
+        return block_parts
 
     def _joint_log_likelihood(self, X):
         check_is_fitted(self, "theta_")

@@ -24,13 +24,8 @@ from skprivcov._random import release_generator
 from skprivcov._spark import is_spark_dataframe, spark_refusal
 from skprivcov._stats import feature_counts
 from skprivcov._validation import as_numeric, check_public, check_training_rows
-from skprivcov.covariance._base import charge
-from skprivcov.mechanisms._quantile import (
-    NORM_RANGE,
-    private_box,
-    quantile_epsilon,
-    signed_grid,
-)
+from skprivcov.base import charge
+from skprivcov.mechanisms import NORM_RANGE, private_box, quantile_epsilon, signed_grid
 from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
 from skprivcov.privacy import (
     BudgetPart,

@@ -18,7 +18,12 @@ from skprivcov.privacy._exceptions import (
 )
 from skprivcov.privacy._ledger import SpendRecord
 from skprivcov.privacy._parts import BudgetPart, check_within, compose_parts
-from skprivcov.privacy._renyi import RENYI_ORDERS, rdp_epsilon
+from skprivcov.privacy._renyi import (
+    RENYI_ORDERS,
+    expected_runs,
+    rdp_epsilon,
+    repeat_and_select_curve,
+)
 
 __all__ = [
     "CAVEATS",
@@ -35,9 +40,11 @@ __all__ = [
     "cks_delta",
     "cks_epsilon",
     "compose_parts",
+    "expected_runs",
     "gaussian_epsilon",
     "pure_to_zcdp",
     "rdp_epsilon",
+    "repeat_and_select_curve",
     "resolve_budget",
     "zcdp_from_approx_dp",
 ]

@@ -15,7 +15,6 @@ scale reduced) whose audit must exceed the claimed ε.
 """
 
 import contextlib
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -24,6 +23,8 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy import stats
+
+from skprivcov.mechanisms import planted_scale
 
 __all__ = [
     "AUDIT_CASES",
@@ -240,16 +241,6 @@ def _clipped_gap(estimator):
     )
 
 
-@contextlib.contextmanager
-def _scaled(module, name, factor):
-    original = getattr(module, name)
-    setattr(module, name, lambda *args: factor * original(*args))
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
-
-
 @dataclass(frozen=True)
 class AuditCase:
     """One mechanism's audit: how to build it, the neighbouring datasets, the
@@ -262,44 +253,6 @@ class AuditCase:
     delta: float
     planted_bug: Callable
     bug_label: str
-
-
-_PLANS = ("noise_plan", "exact_noise_plan")
-
-
-@contextlib.contextmanager
-def _planted(function, factor):
-    """A context in which ``mechanisms._covariance.<function>`` (a noise scale
-    of the float path) is multiplied by ``factor``, and so is every discrete
-    noise scale of the hardened path (docs/algorithms.rst §17)."""
-    from skprivcov.mechanisms import _covariance, _hardened, _noise_source
-
-    plans = {name: getattr(_hardened, name) for name in _PLANS}
-
-    def smaller(plan):
-        def smaller_plan(*args, **kwargs):
-            honest = plan(*args, **kwargs)
-            units = honest.units * factor
-            return honest._replace(
-                units=units if honest.gaussian else max(1, math.ceil(units))
-            )
-
-        return smaller_plan
-
-    # The float scale where each path computes it (the eigenvalues in
-    # _covariance, the second moments in _noise_source), and both hardened
-    # plans (a float statistic's grid, an exact statistic's integers, §19).
-    with (
-        _scaled(_covariance, function, factor),
-        _scaled(_noise_source, function, factor),
-    ):
-        for name, plan in plans.items():
-            setattr(_hardened, name, smaller(plan))
-        try:
-            yield
-        finally:
-            for name, plan in plans.items():
-                setattr(_hardened, name, plan)
 
 
 def _make_audited(name, variant, budget, seed):
@@ -334,7 +287,7 @@ def _cases():
                 neighbour=neighbour,
                 statistic=_STATISTICS[spec.statistic],
                 delta=delta,
-                planted_bug=partial(_planted, *spec.planted_bug),
+                planted_bug=partial(planted_scale, *spec.planted_bug),
                 bug_label=spec.bug_label,
             )
     return cases

@@ -14,7 +14,7 @@ import numpy as np
 
 from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
 from skprivcov._stats import norm_profile, row_norm_counts, unit_ball_statistics
-from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
+from skprivcov.mechanisms import norm_grid, private_norm_bound
 
 __all__ = ["ClippedData", "Target"]
 

@@ -36,18 +36,19 @@ from skprivcov._constraints import (
 from skprivcov._dask import is_dask_array
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
 from skprivcov._validation import check_public
-from skprivcov.covariance._base import (
+from skprivcov.base import (
+    ClippedData,
     auto_norm_bound,
     bound_range,
     charge,
     is_private_bound,
 )
-from skprivcov.covariance._clipped_data import ClippedData
-from skprivcov.mechanisms._noise_source import noisy_vector, plain_scale
-from skprivcov.mechanisms._sensitivity import (
+from skprivcov.mechanisms import (
     class_counts_sensitivity,
     class_squares_sensitivity,
     class_sums_sensitivity,
+    noisy_vector,
+    plain_scale,
 )
 from skprivcov.privacy import BudgetPart, PrivacyAccountant
 
