@@ -30,6 +30,9 @@ class Target(NamedTuple):
 class ClippedData:
     """The passes a mechanism may make over the (already charged) data.
 
+    Each method is one pass over the rows, clipped into the unit ball; the values are
+    checked by the first pass (the rule ``nonfinite``).
+
     Parameters
     ----------
     X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
@@ -45,6 +48,20 @@ class ClippedData:
         The public number of rows.
     n_columns : int
         The dimension of the matrix a mechanism releases.
+
+    See Also
+    --------
+    Release : What the mechanism hands back to the fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov.base import ClippedData
+    >>> X = np.array([[3.0, 4.0], [0.3, 0.4]])
+    >>> data = ClippedData(X, augmented=False, nonfinite="raise")
+    >>> np.asarray(data.target(1.0).matrix).round(3)
+    array([[0.225, 0.3  ],
+           [0.3  , 0.4  ]])
     """
 
     def __init__(self, X, *, augmented, nonfinite):
@@ -56,9 +73,23 @@ class ClippedData:
         self._targets = {}
 
     def target(self, bound):
-        """The second moment of the rows x / max(‖x‖, ``bound``) and its exact
-        trace, augmented if the estimator centres (docs/algorithms.rst §8.2).
-        Computed once per bound (a pass may serve two steps of one fit)."""
+        """Second moment and exact trace of the rows clipped at ``bound``.
+
+        The rows are x / max(‖x‖, ``bound``), augmented if the estimator
+        centres (docs/algorithms.rst §8.2). Computed once per bound (a pass may
+        serve two steps of one fit).
+
+        Parameters
+        ----------
+        bound : float
+            The clipping bound.
+
+        Returns
+        -------
+        target : Target
+            The (augmented) second moment of the unit-ball rows and its exact
+            trace.
+        """
         if bound not in self._targets:
             self._targets[bound] = self._target(bound)
         return self._targets[bound]
@@ -74,15 +105,45 @@ class ClippedData:
         return Target(stats.augmented(), trace)
 
     def private_norm_bound(self, budget, rng, *, bound_range=None, **options):
-        """A private upper bound on the row norms as given (before any
-        clipping), at ``budget``: ``skprivcov.mechanisms.private_norm_bound``
-        (and its ``options``) on the counts of one pass (§18.2), on the grid
-        of the public ``bound_range`` (low, high), by default 2^-32..2^32."""
+        """Private upper bound on the row norms as given (before any clipping).
+
+        ``skprivcov.mechanisms.private_norm_bound`` (and its ``options``) on
+        the counts of one pass (§18.2), on the grid of the public
+        ``bound_range`` (low, high), by default 2^-32..2^32.
+
+        Parameters
+        ----------
+        budget : PrivacyCost
+            The budget of the bound.
+        rng : numpy.random.Generator
+            The only source of noise.
+        bound_range : tuple (low, high) or None, default=None
+            The public range of the grid; None for the default grid.
+        **options : dict
+            Passed to ``skprivcov.mechanisms.private_norm_bound``.
+
+        Returns
+        -------
+        bound : float
+            The private bound, a point of the grid.
+        """
         grid = norm_grid() if bound_range is None else norm_grid(*bound_range)
         counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
         return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
 
     def norm_profile(self, bound):
-        """The histogram of the norm exponents of the rows scaled by 1/``bound``
-        (see ``skprivcov._stats.norm_profile``)."""
+        """Histogram of the norm exponents of the rows scaled by 1/``bound``.
+
+        See ``skprivcov._stats.norm_profile``.
+
+        Parameters
+        ----------
+        bound : float
+            The public ℓ2 bound B on the rows.
+
+        Returns
+        -------
+        profile : NormProfile
+            The histogram of the exponents of min(‖x‖/B, 1).
+        """
         return norm_profile(self._X, bound, nonfinite=self._nonfinite)

@@ -14,7 +14,7 @@ _SHARED = {
 
     delta : float in [0, 1), default=None
         The δ of an (ε, δ) budget; only with ``epsilon``.""",
-    "common_parameters": """norm_bound : "auto", float in [1e-30, 1e30] or \
+    "bound_parameters": """norm_bound : "auto", float in [1e-30, 1e30] or \
 tuple (low, high), default="auto"
         The bound B on the ℓ2 norm of a row. Rows beyond it are clipped to
         it, x ↦ min(1, B/‖x‖)·x; the number of clipped rows is not reported
@@ -37,9 +37,8 @@ tuple (low, high), default="auto"
         (docs/algorithms.rst §8.2) and derive from that one release both a
         private ``location_`` and the centred covariance; the raw mean is
         never used. If True, estimate the second moment XᵀX/n (the papers'
-        target) and set ``location_`` to zero.
-
-    nonfinite : {"raise", "zero"}, default="raise"
+        target) and set ``location_`` to zero.""",
+    "run_parameters": """nonfinite : {"raise", "zero"}, default="raise"
         What a row with a NaN or infinite entry, or an entry that is not a
         number (in an object array or DataFrame), does. The values of X are read
         only after the budget is charged, so either way the fit has spent it.
@@ -136,6 +135,20 @@ tuple (low, high), default="auto"
 }
 
 
+# The parameters every covariance estimator shares, in the order of
+# BasePrivateCovariance.__init__ (an estimator's own parameters come between the
+# budget and these): "release_parameters" with the shared ``projection``,
+# "common_parameters" for an estimator that documents its own ``projection``
+# among its parameters (NuclearLaplaceCovariance).
+_SHARED["release_parameters"] = f"""{_SHARED["bound_parameters"]}
+
+    {_SHARED["projection_parameter"]}
+
+    {_SHARED["run_parameters"]}"""
+_SHARED["common_parameters"] = f"""{_SHARED["bound_parameters"]}
+
+    {_SHARED["run_parameters"]}"""
+
 _SHARED["fitted_attributes"] = f"""{_SHARED["release_attributes"]}
 
     privacy_spent_ : PrivacyCost
@@ -155,7 +168,22 @@ def fill_shared_docs(obj):
     """Replace ``{name}`` placeholders of the shared texts in ``obj.__doc__``.
 
     As in ``str.format``, a literal brace is written doubled (``{{``, ``}}``)
-    in the docstring, and comes out single.
+    in the docstring, and comes out single. The shared parameters are placed
+    where the signature has them: ``{budget_parameters}`` first, then the
+    estimator's own, then ``{release_parameters}`` (or ``{common_parameters}``
+    when the estimator documents its own ``projection`` earlier), so that the
+    Parameters section follows ``__init__`` (tests/test_docstrings.py checks it
+    for every registered estimator).
+
+    Parameters
+    ----------
+    obj : class
+        The class whose docstring holds the placeholders.
+
+    Returns
+    -------
+    obj : class
+        The same class, its ``__doc__`` filled in.
     """
     doc = obj.__doc__
     if doc is None:  # python -OO strips docstrings

@@ -8,8 +8,10 @@ the estimator's mechanism, which reads the data only through
 through the noise source of :mod:`skprivcov.mechanisms` → the parts it spent
 checked against the budget → post-processing and storage →
 ``privacy_spent_`` and ``privacy_parts_``. An estimator never draws noise
-itself. :func:`private_fit` runs that template for an estimator whose
-release is not one covariance (the classifiers).
+itself. The covariance estimators run this template in
+``BasePrivateCovariance.fit``, the classifiers in
+``BasePrivateClassifier.fit`` (``skprivcov/_classifier.py``), the ridge
+models in ``BasePrivateRidge``; all of them charge through :func:`charge`.
 
 This is the one module through which a package uses another's fit
 machinery: ``tests/test_layering.py`` refuses a private import across
@@ -54,15 +56,37 @@ __all__ = [
 class Release(NamedTuple):
     """What an estimator's mechanism hands back to the fit: the one protocol.
 
-    matrix : the release at unit scale (rows scaled into the unit ball by
+    The fit scales it, post-processes it and checks its parts against the budget charged
+    (docs/algorithms.rst §13.2).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (n_columns, n_columns)
+        The release at unit scale (rows scaled into the unit ball by
         ``scale``); the fit multiplies it by ``scale``².
-    parts : the parts of the budget spent (tuple of BudgetPart), from the
-        mechanism's split (``skprivcov.mechanisms.SPLITS``); public.
-    scale : the clipping bound: ``norm_bound``, or a threshold chosen by a
-        stated private step.
-    extras : fitted attributes the mechanism publishes (outputs of its stated
+    parts : tuple of BudgetPart
+        The parts of the budget spent, from the mechanism's split
+        (``skprivcov.mechanisms.SPLITS``); public.
+    scale : float
+        The clipping bound: ``norm_bound``, or a threshold chosen by a stated
+        private step.
+    extras : dict or None, default=None
+        Fitted attributes the mechanism publishes (outputs of its stated
         private steps, in the units of X), or None; each is on the attribute
         allow-list of ``tests/test_threat_model.py``.
+
+    See Also
+    --------
+    ClippedData : The mechanism's only access to the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov.base import Release
+    >>> release = Release(np.eye(2) / 2, parts=(), scale=3.0)
+    >>> release.matrix * release.scale**2
+    array([[4.5, 0. ],
+           [0. , 4.5]])
     """
 
     matrix: np.ndarray
@@ -72,10 +96,23 @@ class Release(NamedTuple):
 
 
 def auto_norm_bound(data, budget, rng, **options):
-    """``norm_bound="auto"`` (docs/algorithms.rst §18.2): the part
-    ``"norm bound"`` of ``budget`` (``SPLITS["norm bound auto"]``) spent on a
-    private upper bound on the row norms of ``data`` (a ClippedData;
-    ``options`` go to ``mechanisms.private_norm_bound``).
+    """Spend the part ``"norm bound"`` on a private bound (``norm_bound="auto"``).
+
+    The part ``"norm bound"`` of ``budget`` (``SPLITS["norm bound auto"]``) is
+    spent on a private upper bound on the row norms of ``data``
+    (docs/algorithms.rst §18.2).
+
+    Parameters
+    ----------
+    data : ClippedData
+        The data, read through one pass of counts.
+    budget : PrivacyCost
+        The fit's budget, of which the bound spends its part.
+    rng : numpy.random.Generator
+        The only source of noise.
+    **options : dict
+        Passed to ``mechanisms.private_norm_bound`` (through
+        :meth:`ClippedData.private_norm_bound`).
 
     Returns
     -------
@@ -84,6 +121,7 @@ def auto_norm_bound(data, budget, rng, **options):
     rest : PrivacyCost
         What is left for the release, on the same rows.
     bound : float
+        The private bound.
     """
     bound_part, rest = split_budget("norm bound auto", budget)
     bound = data.private_norm_bound(bound_part.cost, rng, **options)
@@ -91,12 +129,30 @@ def auto_norm_bound(data, budget, rng, **options):
 
 
 def bound_quantile(n_samples, n_features, budget, clips_at_bound=True):
-    """The quantile ``norm_bound="auto"`` aims at (docs/algorithms.rst §18.2),
-    from public values only: ``FIXED_BOUND_QUANTILE`` for a mechanism that
+    """The quantile ``norm_bound="auto"`` aims at (docs/algorithms.rst §18.2).
+
+    From public values only: ``FIXED_BOUND_QUANTILE`` for a mechanism that
     clips at the bound when the release's noise level (``noise_level`` at
     ``budget``) times d is at least ``NOISY_AT``; otherwise None (the high
     rank n − r), and always None for a mechanism that searches its own
-    threshold inside the bound (``clips_at_bound=False``)."""
+    threshold inside the bound (``clips_at_bound=False``).
+
+    Parameters
+    ----------
+    n_samples : int
+        The public number of rows.
+    n_features : int
+        The public number of features d.
+    budget : PrivacyCost
+        The release's budget.
+    clips_at_bound : bool, default=True
+        Whether the mechanism clips at the bound.
+
+    Returns
+    -------
+    quantile : float or None
+        ``FIXED_BOUND_QUANTILE``, or None for the high rank.
+    """
     if not clips_at_bound:
         return None
     noisy = noise_level(n_samples, n_features, budget) * n_features >= NOISY_AT
@@ -104,14 +160,37 @@ def bound_quantile(n_samples, n_features, budget, clips_at_bound=True):
 
 
 def is_private_bound(norm_bound):
-    """Whether a ``norm_bound`` parameter asks for a private bound: "auto",
-    or a public range (low, high) to choose it in (§18.2)."""
+    """Whether a ``norm_bound`` parameter asks for a private bound.
+
+    It does when it is "auto", or a public range (low, high) to choose it in
+    (§18.2).
+
+    Parameters
+    ----------
+    norm_bound : "auto", float or tuple (low, high)
+        The parameter.
+
+    Returns
+    -------
+    private : bool
+        True for "auto" or a range.
+    """
     return isinstance(norm_bound, tuple) or norm_bound == "auto"
 
 
 def bound_range(norm_bound):
-    """The public range a private bound is chosen in: the pair given, or None
-    (the default grid) for "auto"."""
+    """The public range a private bound is chosen in.
+
+    Parameters
+    ----------
+    norm_bound : "auto" or tuple (low, high)
+        The parameter.
+
+    Returns
+    -------
+    bound_range : tuple of float or None
+        The pair given, or None (the default grid) for "auto".
+    """
     return (
         tuple(float(v) for v in norm_bound) if isinstance(norm_bound, tuple) else None
     )
@@ -125,32 +204,86 @@ def eigenvalue_floor(n_samples, n_features, budget):
     carry no information, and 1/d, the mean eigenvalue of a covariance of trace
     1, is the largest an uninformed guess needs (a release of nothing gets the
     isotropic precision d·I). From public values only (n, d, budget).
+
+    Parameters
+    ----------
+    n_samples : int
+        The public number of rows.
+    n_features : int
+        The public number of features d.
+    budget : PrivacyCost
+        The budget of the release.
+
+    Returns
+    -------
+    floor : float
+        The floor at unit scale.
     """
     return min(noise_level(n_samples, n_features, budget), 1.0 / n_features)
 
 
 def floored_inverse(covariance, floor):
-    """V diag(1/max(λ, floor)) Vᵀ for covariance = V diag(λ) Vᵀ: the inverse of
-    the release with its eigenvalues floored (post-processing, finite)."""
+    """Inverse of a release with its eigenvalues floored (post-processing).
+
+    V diag(1/max(λ, floor)) Vᵀ for covariance = V diag(λ) Vᵀ; finite.
+
+    Parameters
+    ----------
+    covariance : ndarray of shape (n_features, n_features)
+        The symmetric release.
+    floor : float
+        The floor of the eigenvalues, > 0.
+
+    Returns
+    -------
+    precision : ndarray of shape (n_features, n_features)
+        The floored inverse.
+    """
     values, vectors = linalg.eigh(covariance, check_finite=False)
     values = np.maximum(values, floor)
     return (vectors / values) @ vectors.T
 
 
 def budget_parameters(cost):
-    """The budget parameters that make an estimator spend ``cost``."""
+    """The budget parameters that make an estimator spend ``cost``.
+
+    Parameters
+    ----------
+    cost : PrivacyCost
+        A zCDP or pure cost.
+
+    Returns
+    -------
+    parameters : dict
+        ``rho``, ``epsilon`` and ``delta``, for ``set_params``.
+    """
     if cost.notion == "zcdp":
         return {"rho": cost.parameter, "epsilon": None, "delta": None}
     return {"epsilon": cost.parameter, "rho": None, "delta": None}
 
 
 def charge(accountant, cost, owner, **details):
-    """The one charge of a fit: spend ``cost`` from ``accountant`` (if any)
-    before any value of the data is read (docs/algorithms.rst §13.2).
+    """Spend ``cost`` from ``accountant`` (if any): the one charge of a fit.
 
+    It comes before any value of the data is read (docs/algorithms.rst §13.2).
     The ledger records ``owner``'s class name, its public parameters and
-    ``details`` (public facts only). Raises BudgetExceededError, recording
-    nothing, when the budget does not admit the cost.
+    ``details`` (public facts only).
+
+    Parameters
+    ----------
+    accountant : PrivacyAccountant or None
+        The accountant; None charges nothing.
+    cost : PrivacyCost
+        The cost of the fit.
+    owner : estimator
+        The estimator that spends.
+    **details : dict
+        Public facts recorded with the charge.
+
+    Raises
+    ------
+    BudgetExceededError
+        When the budget does not admit the cost (nothing is recorded).
     """
     if accountant is None:
         return
@@ -169,6 +302,16 @@ def public_parameters(estimator):
     seed share their noise). Nor the accountant (not a parameter of the
     release). A nested estimator is described by its own public parameters,
     an array by its shape only; other values by their repr.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator.
+
+    Returns
+    -------
+    parameters : dict
+        Its public parameters, by name.
     """
     parameters = estimator.get_params(deep=False)
     parameters.pop("accountant", None)
@@ -178,7 +321,18 @@ def public_parameters(estimator):
 
 
 def describe(estimator):
-    """``Name(parameter=value, ...)`` with the public parameters only."""
+    """``Name(parameter=value, ...)`` with the public parameters only.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator.
+
+    Returns
+    -------
+    description : str
+        Its class name and :func:`public_parameters`.
+    """
     arguments = ", ".join(
         f"{name}={value!r}" for name, value in public_parameters(estimator).items()
     )
@@ -200,6 +354,22 @@ class ReleasedCovarianceMixin:
 
     Everything here reads only ``covariance_`` and ``location_`` (released
     values) or data passed by the caller: it is post-processing.
+
+    See Also
+    --------
+    sklearn.covariance.EmpiricalCovariance : The same methods, non-private.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.base import ReleasedCovarianceMixin
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(1000, 2))
+    >>> est = GaussianCovariance(rho=1.0, random_state=0).fit(X)
+    >>> isinstance(est, ReleasedCovarianceMixin)
+    True
+    >>> est.mahalanobis(X[:3]).shape
+    (3,)
     """
 
     def __sklearn_tags__(self):
@@ -247,10 +417,12 @@ class ReleasedCovarianceMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The observations.
 
         Returns
         -------
         dist : ndarray of shape (n_samples,)
+            Squared Mahalanobis distances of the observations.
         """
         check_is_fitted(self, "covariance_")
         X = check_input(self, X, name="X")
@@ -268,6 +440,7 @@ class ReleasedCovarianceMixin:
         X_test : array-like of shape (n_samples, n_features)
             Test data, centred by ``location_``.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
@@ -290,6 +463,7 @@ class ReleasedCovarianceMixin:
         comp_cov : array-like of shape (n_features, n_features)
             The covariance to compare with.
         norm : {"frobenius", "spectral"}, default="frobenius"
+            The norm of the difference.
         scaling : bool, default=True
             Divide the squared norm by n_features.
         squared : bool, default=True
@@ -298,6 +472,7 @@ class ReleasedCovarianceMixin:
         Returns
         -------
         result : float
+            The (squared, scaled) norm of ``comp_cov − covariance_``.
         """
         check_is_fitted(self, "covariance_")
         error = np.asarray(comp_cov) - self.covariance_

@@ -60,9 +60,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         the threshold (docs/algorithms.rst §3.6a): post-processing, free.
         Privacy-neutral either way.
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

@@ -175,9 +175,7 @@ class AutoCovariance(BasePrivateCovariance):
         Under zCDP that mechanism is always AdaptiveCov: then no trace
         estimate is made and AdaptiveCov gets the whole budget.
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

@@ -21,6 +21,7 @@ from skprivcov._constraints import (
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric
 from skprivcov.base import (
@@ -49,12 +50,30 @@ from skprivcov.privacy import (
 __all__ = ["BasePrivateCovariance"]
 
 
+@fill_shared_docs
 class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the estimators that release a noisy second moment.
 
     A subclass implements the one hook :meth:`_release` (most call
     :meth:`_release_at_norm_bound` with their mechanism), and states the
     notions it offers, its default budget and caveats; the fit does the rest.
+
+    Parameters
+    ----------
+    {budget_parameters}
+
+    {release_parameters}
+
+    See Also
+    --------
+    GaussianCovariance : A subclass: the Gaussian mechanism.
+    skprivcov.base.ReleasedCovarianceMixin : The methods of a fitted release.
+
+    Examples
+    --------
+    >>> from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
+    >>> issubclass(GaussianCovariance, BasePrivateCovariance)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -208,6 +227,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
             Its values (numbers, finiteness) are checked after the budget is
             charged; see ``nonfinite``.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------

@@ -388,10 +388,12 @@ class CoinPressCovariance(BasePrivateCovariance):
                 n_features)
             Training data (held densely in memory for the passes).
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         budget = self._resolve_budget()
         X = self._validate_input(X)

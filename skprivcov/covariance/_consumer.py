@@ -17,12 +17,28 @@ __all__ = ["ReleaseConsumerMixin"]
 
 
 class ReleaseConsumerMixin:
-    """For a model with ``covariance`` (a release), ``estimator`` (to make one)
-    and ``random_state`` parameters (PrivatePCA, PrivateEllipticEnvelope).
+    """The shared fit of the models built on one release: take it, or make it.
+
+    For a model with ``covariance`` (a release), ``estimator`` (to make one) and
+    ``random_state`` parameters (PrivatePCA, PrivateEllipticEnvelope).
 
     :meth:`_obtain_release` returns the release and sets ``privacy_spent_``,
     ``privacy_parts_``, ``n_features_in_`` (and ``feature_names_in_``,
     ``estimator_`` when the release is made here).
+
+    See Also
+    --------
+    CovarianceRelease : The release a consumer takes.
+    skprivcov.decomposition.PrivatePCA : A consumer.
+
+    Examples
+    --------
+    >>> from skprivcov.covariance import (
+    ...     PrivateEllipticEnvelope,
+    ...     ReleaseConsumerMixin,
+    ... )
+    >>> issubclass(PrivateEllipticEnvelope, ReleaseConsumerMixin)
+    True
     """
 
     # fit takes a Spark DataFrame: the release is made by a covariance

@@ -120,10 +120,12 @@ default=None
             Without: the training data (a Spark DataFrame is read in its
             partitions, docs/clusters.rst).
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         release = self._obtain_release(X)
         if release.mean is None:
@@ -143,13 +145,16 @@ default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training data.
         y : Ignored
+            Not used, present for API consistency by convention.
         **kwargs : dict
             Passed to :meth:`fit`.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            +1 for inliers, −1 for outliers.
         """
         self._refuse_spark_rows(X, "fit_predict")
         return super().fit_predict(X, y, **kwargs)
@@ -170,10 +175,12 @@ default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The observations.
 
         Returns
         -------
         dist : ndarray of shape (n_samples,)
+            Squared Mahalanobis distances of the observations.
         """
         check_is_fitted(self, "precision_")
         X = check_input(self, X, reset=False)
@@ -181,15 +188,17 @@ default=None
         return np.einsum("ij,ij->i", centred @ self.precision_, centred)
 
     def score_samples(self, X):
-        """Minus the squared Mahalanobis distances (greater is more normal).
+        """Compute minus the squared Mahalanobis distances (greater is more normal).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The observations.
 
         Returns
         -------
         scores : ndarray of shape (n_samples,)
+            Minus the squared Mahalanobis distances.
         """
         return -self.mahalanobis(X)
 
@@ -199,10 +208,12 @@ default=None
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The observations.
 
         Returns
         -------
         decision : ndarray of shape (n_samples,)
+            The shifted scores, negative for outliers.
         """
         return self.score_samples(X) - self.offset_
 
@@ -212,9 +223,11 @@ default=None
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The observations.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            +1 for inliers, −1 for outliers.
         """
         return np.where(self.decision_function(X) >= 0, 1, -1)

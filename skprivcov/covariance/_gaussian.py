@@ -19,9 +19,7 @@ class GaussianCovariance(BasePrivateCovariance):
     ----------
     {budget_parameters}
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

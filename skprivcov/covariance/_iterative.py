@@ -57,7 +57,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
         printed.
 
     em_coefficient : float in (0, 0.5], default=0.25
-        c in the sampling density ∝ exp(c·ε_i·uᵀXᵀXu). The paper's 1/4 treats
+        The c in the sampling density ∝ exp(c·ε_i·uᵀXᵀXu). The paper's 1/4 treats
         the utility's sensitivity as 2; its true sensitivity is 1 (for unit
         rows (u·x)² − (u·x')² ∈ [−1, 1], §5.1), so any c ≤ 1/2 is ε_i-DP and
         1/2 is the tight choice: more accurate at the same ε. The default keeps
@@ -78,9 +78,7 @@ class IterativeEigenCovariance(BasePrivateCovariance):
     beta : float in (0, 1), default=0.05
         Failure probability of τ in the adaptive split. Utility only.
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

@@ -21,9 +21,7 @@ class LaplaceCovariance(BasePrivateCovariance):
     ----------
     {budget_parameters}
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

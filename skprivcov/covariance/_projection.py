@@ -44,9 +44,7 @@ class ProjectionCovariance(BasePrivateCovariance):
     beta : float in (0, 1), default=0.05
         Failure probability of the private trace bound (utility only).
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

@@ -66,6 +66,11 @@ class CovarianceRelease:
     fingerprint : str
         SHA-256 of the released values: which release a model was fit from.
 
+    See Also
+    --------
+    skprivcov.linear_model.PrivateRidge : A model fit from a release.
+    skprivcov.decomposition.PrivatePCA : Another.
+
     Examples
     --------
     >>> import numpy as np
@@ -146,6 +151,7 @@ class CovarianceRelease:
         Parameters
         ----------
         estimator : fitted skprivcov covariance estimator
+            The fitted estimator.
 
         n_samples : int, default=None
             The number of rows it was fitted on, to record.
@@ -153,6 +159,7 @@ class CovarianceRelease:
         Returns
         -------
         release : CovarianceRelease
+            Its release.
         """
         check_is_fitted(estimator, ("covariance_", "privacy_spent_"))
         covariance = np.asarray(estimator.covariance_)
@@ -183,12 +190,17 @@ class CovarianceRelease:
         Parameters
         ----------
         releases : sequence of CovarianceRelease
+            The releases, of disjoint sets of rows.
         privacy_spent : PrivacyCost, default=None
+            The cost of the pooled release; None for the composition of the releases'
+            costs.
         source : str, default="pooled"
+            A name for the pooled release.
 
         Returns
         -------
         release : CovarianceRelease
+            The pooled release.
         """
         if any(release.n_samples is None for release in releases):
             raise ValueError("Pooling releases needs the n_samples of each.")
@@ -289,13 +301,16 @@ class CovarianceRelease:
         Parameters
         ----------
         scales : array-like of shape (n_columns,)
+            The diagonal of D.
         shifts : array-like of shape (n_columns,), default=None
+            The shift s; None for zero.
         feature_names : sequence of str, default=None
             Names of the new columns.
 
         Returns
         -------
         release : CovarianceRelease
+            The release of the transformed rows, with the same cost.
         """
         scales = np.asarray(scales, dtype=np.float64)
         second_moment = self.second_moment * np.outer(scales, scales)
@@ -324,8 +339,15 @@ class CovarianceRelease:
         )
 
     def augmented(self):
-        """[[S, m], [mᵀ, 1]]: the second moment of the rows with a constant 1
-        appended (docs/algorithms.rst §8.2; the constant's entry is public)."""
+        """The second moment [[S, m], [mᵀ, 1]] of the rows with a constant 1 appended.
+
+        See docs/algorithms.rst §8.2; the constant's entry is public.
+
+        Returns
+        -------
+        augmented : ndarray of shape (n_columns + 1, n_columns + 1)
+            The augmented second moment.
+        """
         if self.mean is None:
             raise ValueError("This release has no mean; it cannot be augmented.")
         p = self.n_columns

@@ -32,9 +32,7 @@ class SeparateCovariance(BasePrivateCovariance):
         data of tiny trace, where the eigenvalues dominate. Any share spends
         exactly the budget (composition).
 
-    {projection_parameter}
-
-    {common_parameters}
+    {release_parameters}
 
     Attributes
     ----------

@@ -58,6 +58,11 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
+    See Also
+    --------
+    AutoCovariance : Chooses it when releasing nothing is the most accurate.
+    GaussianCovariance : A release that reads the data.
+
     Notes
     -----
     It reads no value of X at all, only its shape, dtype kind and column names
@@ -103,6 +108,7 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; only its shape is used.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------

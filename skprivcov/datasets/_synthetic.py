@@ -41,6 +41,16 @@ def adk19_normalize(X):
     what the sensitivity analysis needs (‖x‖ ≤ 1); DLY22 §7.1 reads the
     generator the same way. This looks at the data: it prepares benchmark
     data, it is not a private preprocessing step.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+
+    Returns
+    -------
+    X_normalized : ndarray of shape (n_samples, n_features)
+        Standardised features, then rows of norm 1.
     """
     X = np.asarray(X, dtype=float)
     X = X - X.mean(axis=0)
@@ -59,9 +69,9 @@ def make_adk19(n_samples, n_features, *, random_state=None):
     Parameters
     ----------
     n_samples : int
-        n, the number of rows (ADK19 use 1000, 10000 and 50000).
+        The number of rows n (ADK19 use 1000, 10000 and 50000).
     n_features : int
-        d, the number of features (ADK19 use 10 and 100).
+        The number of features d (ADK19 use 10 and 100).
     random_state : int, Generator or None, default=None
         Seed of the draws of Z and U.
 
@@ -72,7 +82,7 @@ def make_adk19(n_samples, n_features, *, random_state=None):
 
     See Also
     --------
-    make_zipf_norms : the DLY22 variant, with rows of Zipf-distributed norms.
+    make_zipf_norms : The DLY22 variant, with rows of Zipf-distributed norms.
 
     Examples
     --------
@@ -100,12 +110,14 @@ def make_zipf_norms(n_samples, n_features, *, n_bins=1, skew=3.0, random_state=N
 
     Parameters
     ----------
-    n_samples, n_features : int
-        n and d.
+    n_samples : int
+        The number of rows n.
+    n_features : int
+        The number of features d.
     n_bins : int, default=1
         N, the number of norm bins.
     skew : float, default=3.0
-        s, the Zipf exponent (DLY22 fix s = 3).
+        The Zipf exponent s (DLY22 fix s = 3).
     random_state : int, Generator or None, default=None
         Seed of the draws of Z and U.
 
@@ -116,7 +128,7 @@ def make_zipf_norms(n_samples, n_features, *, n_bins=1, skew=3.0, random_state=N
 
     See Also
     --------
-    make_adk19 : the ADK19 generator, unit rows of standardised features.
+    make_adk19 : The ADK19 generator, unit rows of standardised features.
 
     Examples
     --------

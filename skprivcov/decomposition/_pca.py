@@ -190,10 +190,12 @@ default=None
             and their names. Without: the training data (a Spark DataFrame
             is read in its partitions, docs/clusters.rst).
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The fitted estimator.
         """
         release = self._obtain_release(X, check_public=self._check_n_components)
         if self.covariance is not None and X is None and release.feature_names:
@@ -264,13 +266,16 @@ default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training data.
         y : Ignored
+            Not used, present for API consistency by convention.
         **fit_params : dict
             Passed to :meth:`fit`.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
+            The projections of X.
         """
         self._refuse_spark_rows(X, "fit_transform")
         return super().fit_transform(X, y, **fit_params)
@@ -281,10 +286,12 @@ default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
+            The projections of X.
         """
         check_is_fitted(self, "components_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
@@ -299,10 +306,12 @@ default=None
         Parameters
         ----------
         X : array-like of shape (n_samples, n_components)
+            Projections on the components.
 
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
+            The rows they map back to.
         """
         check_is_fitted(self, "components_")
         X = np.asarray(X, dtype=np.float64)

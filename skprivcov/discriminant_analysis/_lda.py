@@ -236,6 +236,11 @@ or floats, default=None
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features, when known.
 
+    See Also
+    --------
+    skprivcov.naive_bayes.PrivateGaussianNB : The per-class diagonal model.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The non-private model.
+
     Examples
     --------
     >>> import numpy as np
@@ -444,15 +449,17 @@ or floats, default=None
         self._n_features_out = kept
 
     def decision_function(self, X):
-        """Scores of the linear discriminants.
+        """Compute the scores of the linear discriminants.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The scores (of the second class, with two classes).
         """
         check_is_fitted(self, "coef_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))
@@ -465,10 +472,12 @@ or floats, default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            The predicted classes.
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -481,23 +490,27 @@ or floats, default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            The probabilities of the classes.
         """
         return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X):
-        """Logarithms of :meth:`predict_proba`.
+        """Compute the logarithms of :meth:`predict_proba`.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
+            The log-probabilities of the classes.
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -510,10 +523,12 @@ or floats, default=None
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
+            The projections of X.
         """
         check_is_fitted(self, "scalings_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))

@@ -149,9 +149,10 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         )
 
     def predict(self, X):
-        """Predict with the linear model: ``X @ coef_ + intercept_``, each
-        feature first clipped into the private box ``X_norm_bound_`` when
-        the model chose one (``X_norm_bound="auto"``, docs/algorithms.rst
+        """Predict with the linear model: ``X @ coef_ + intercept_``.
+
+        Each feature is first clipped into the private box ``X_norm_bound_``
+        when the model chose one (``X_norm_bound="auto"``, docs/algorithms.rst
         §18.5), as its training rows were.
 
         Prediction reads X but not the training data: it is post-processing of
@@ -160,10 +161,12 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            The predictions.
         """
         check_is_fitted(self, "coef_")
         X = check_input(self, X, reset=False, accept_sparse=("csr", "csc"))

@@ -86,6 +86,22 @@ def radius_step_runs(n_samples, n_features, budget, beta):
     collapses towards 2^{−L} and the release towards zero; the step is then
     skipped and its part goes to the final mechanism. A function of n, d, the
     budget and β only, so the decision costs nothing.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+    n_features : int
+        The dimension d.
+    budget : PrivacyCost
+        The estimator's whole budget.
+    beta : float
+        The failure probability of the utility guarantees.
+
+    Returns
+    -------
+    runs : bool
+        Whether the radius step runs.
     """
     parts = dict(
         split_budget("adaptive", budget, notion=budget.notion, private_radius=True)
@@ -231,12 +247,37 @@ def relative_trace(exponents, counts, squared_units, radius_exponent, n_samples)
 class AdaptivePlan:
     """What the first pass decided (all of it differentially private).
 
-    threshold_exponent : τ̃ = 2^e, the clipping threshold at unit scale.
-    radius_exponent : r̃ = 2^e, the private radius (0 when skipped).
-    trace_bound : t̂r, a private upper bound on tr Σ of the rows clipped at r̃.
-    separate : whether the clipped separate mechanism is used.
-    final_budget : the budget left for the final mechanism.
-    eigenvalue_share : the separate mechanism's eigenvalue share of it.
+    Made by :func:`adaptive_plan` from the norm profile and read by the second pass
+    (:func:`adaptive_release`); every field is an output of a stated private step, or a
+    public rule of them.
+
+    Parameters
+    ----------
+    threshold_exponent : int
+        The exponent e of τ̃ = 2^e, the clipping threshold at unit scale.
+    radius_exponent : int
+        The exponent e of r̃ = 2^e, the private radius (0 when skipped).
+    trace_bound : float
+        The private upper bound t̂r on tr Σ of the rows clipped at r̃.
+    separate : bool
+        Whether the clipped separate mechanism is used.
+    final_budget : PrivacyCost
+        The budget left for the final mechanism.
+    eigenvalue_share : float
+        The separate mechanism's eigenvalue share of it.
+
+    See Also
+    --------
+    adaptive_plan : Makes the plan.
+    adaptive_release : Releases by the plan.
+
+    Examples
+    --------
+    >>> from skprivcov.mechanisms import AdaptivePlan
+    >>> from skprivcov.privacy import PrivacyCost
+    >>> plan = AdaptivePlan(-2, 0, 0.3, False, PrivacyCost.zcdp(0.8), 0.5)
+    >>> 2.0**plan.threshold_exponent
+    0.25
     """
 
     threshold_exponent: int
@@ -258,7 +299,7 @@ def adaptive_plan(
     private_radius,
     eigenvalue_share=0.5,
 ):
-    """Steps 1–7 (the decisions) of AdaptiveCov on the norm profile.
+    """Take steps 1–7 (the decisions) of AdaptiveCov on the norm profile.
 
     Parameters
     ----------
@@ -269,10 +310,11 @@ def adaptive_plan(
     budget : PrivacyCost
         The whole budget of the estimator, zCDP or pure.
     rng : numpy.random.Generator
+        The only source of noise.
     beta : float
         Failure probability of the utility guarantees.
     separate_factor : float
-        s_h of §3.4, a utility-only factor on the separate-noise bound.
+        The factor s_h of §3.4, a utility-only factor on the separate-noise bound.
     private_radius : bool
         Run PrivRadius. Else r̃ = 1, the public bound, and the budget is split
         ρ/16 trace, ρ/16 search, 7ρ/8 final under zCDP (§3.6a; the authors'
@@ -286,6 +328,7 @@ def adaptive_plan(
     Returns
     -------
     plan : AdaptivePlan
+        The private decisions (threshold, radius, mechanism).
     parts : tuple of BudgetPart
         The parts spent here: radius (if run), trace bound, threshold search.
     """
@@ -362,7 +405,7 @@ def adaptive_plan(
 
 
 def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
-    """Step 7–8: the clipped mechanism on the rows clipped at τ̃, then projected.
+    """Run steps 7–8: the clipped mechanism on the rows clipped at τ̃, then projected.
 
     ``second_moment`` is that of Clip(z, τ̃)/τ̃ (unit ball), so GaussCov,
     LapCov and SeparateCov apply unchanged (ClipGaussCov = τ̃²·GaussCov(·/τ̃),
@@ -371,6 +414,26 @@ def adaptive_release(second_moment, n_samples, plan, rng, *, trace_bound):
     trace bound holds. Returns ``(release, parts)`` with the one part
     ``"final"``: how the separate mechanism divides it is not published, since
     which mechanism runs is a private choice.
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment of Clip(z, τ̃)/τ̃.
+    n_samples : int
+        The number of rows n.
+    plan : AdaptivePlan
+        The decisions of :func:`adaptive_plan`.
+    rng : numpy.random.Generator
+        The only source of noise.
+    trace_bound : float
+        The bound of the projection, at the scale of τ̃.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The release at the scale of τ̃.
+    parts : tuple of BudgetPart
+        The one part ``"final"``.
     """
     parts = (BudgetPart("final", plan.final_budget),)
     if plan.separate:
@@ -413,10 +476,18 @@ def adaptive_covariance(
     n_features : int
         Dimension of the released matrix.
     budget : PrivacyCost
+        The whole budget of the estimator, zCDP or pure.
     rng : numpy.random.Generator
+        The only source of noise.
     augmented : bool
         Whether the rows carry the constant column of §8.2.
-    beta, separate_factor, private_radius, eigenvalue_share
+    beta : float
+        As in :func:`adaptive_plan`.
+    separate_factor : float
+        As in :func:`adaptive_plan`.
+    private_radius : bool
+        As in :func:`adaptive_plan`.
+    eigenvalue_share : float in (0, 1) or None, default=0.5
         As in :func:`adaptive_plan`.
 
     Returns
@@ -425,6 +496,7 @@ def adaptive_covariance(
         At the scale of τ̃: multiply by (2^e)² for the unit scale, e the plan's
         ``threshold_exponent``.
     parts : tuple of BudgetPart
+        The parts of the budget spent.
     plan : AdaptivePlan
         The private decisions (threshold, radius, mechanism).
     """

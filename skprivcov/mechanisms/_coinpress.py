@@ -99,21 +99,37 @@ ROW_BETA_MEAN = 0.01
 class CoinPressPasses(NamedTuple):
     """The passes over the (charged) data that CoinPress makes.
 
+    The estimator builds them on the rows (each call one pass of the library's
+    statistics); :func:`coinpress` reads the data only through them.
+
+    Parameters
+    ----------
     n_covariance : int
-        m, the number of rows y_i of the covariance steps (public).
+        The number m of rows y_i of the covariance steps (public).
     n_mean : int
-        n, the number of rows of the mean steps (public).
+        The number n of rows of the mean steps (public).
     scale_counts : callable(grid) -> counts
-        c_k = #{i : ‖y_i‖ ≤ grid[k]}.
+        The counts c_k = #{i : ‖y_i‖ ≤ grid[k]}.
     second_moment : callable(A, r) -> (m×m... d×d) array
         (1/m) Σ z zᵀ for z = clip(A y_i, r)/r, by the library's statistics
         pass: an exact statistic (docs/algorithms.rst §19).
     centre_counts : callable(W, c, grid) -> counts
-        c_k = #{i : ‖W(x_i − c)‖ ≤ grid[k]}.
+        The counts c_k = #{i : ‖W(x_i − c)‖ ≤ grid[k]}.
     mean : callable(W, c, r) -> array
         (1/n) Σ z for z = clip(W(x_i − c), r)/r.
     centred_second_moment : callable(A, c, r) -> array
         (1/n) Σ z zᵀ for z = clip(A(x_i − c), r)/r.
+
+    See Also
+    --------
+    coinpress : The mechanism that makes the passes.
+
+    Examples
+    --------
+    >>> from skprivcov.mechanisms import CoinPressPasses
+    >>> passes = CoinPressPasses(100, 100, None, None, None, None, None)
+    >>> passes.n_covariance
+    100
     """
 
     n_covariance: int
@@ -193,11 +209,13 @@ def coinpress(
     Parameters
     ----------
     passes : CoinPressPasses
+        The only access to the data.
     budget : PrivacyCost
         A zCDP budget, spent in full, split by ``SPLITS["coinpress"]``.
     rng : numpy.random.Generator
         ``release_generator``'s: the path (hardened or float) and the noise.
     n_features : int
+        The dimension d.
     centred : bool
         Whether the mean is known to be ``center`` (no mean steps; the
         covariance steps read the rows themselves).
@@ -212,9 +230,12 @@ def coinpress(
 
     Returns
     -------
-    covariance : ndarray (d, d)
-    location : ndarray (d,)
+    covariance : ndarray of shape (d, d)
+        The private covariance.
+    location : ndarray of shape (d,)
+        The private mean (``center`` if ``centred``).
     parts : tuple of BudgetPart
+        The parts of the budget spent.
     norm_bound : float
         The first covariance step's bound (public, or the private quantile).
     floor : float

@@ -69,7 +69,26 @@ def _require_notion(budget, notion, mechanism):
 
 
 def gaussian_covariance(second_moment, n_samples, budget, rng):
-    """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; docs/algorithms.rst §3.1)."""
+    """GaussCov: Σ + (1/(√ρ n))·SGW(d), ρ-zCDP (DLY22; docs/algorithms.rst §3.1).
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A ρ-zCDP budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The noisy Σ, exactly symmetric.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
+    """
     _require_notion(budget, "zcdp", "GaussCov")
     parts = split_budget("gaussian", budget)
     # σ = Δ₂/√(2ρ) with Δ₂ = √2/n (§0.2), i.e. 1/(√ρ n) as in §3.1.
@@ -85,6 +104,24 @@ def laplace_covariance(second_moment, n_samples, budget, rng):
 
     Δ₁ is the ℓ1 sensitivity of the upper triangle, min(√(d(d+1)), d/√2 + 1)/n
     (see :func:`second_moment_l1_sensitivity`).
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A pure ε-DP budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The noisy Σ, exactly symmetric.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
     """
     _require_notion(budget, "pure", "LapCov")
     parts = split_budget("laplace", budget)
@@ -100,14 +137,48 @@ _NOISY_COVARIANCE = {"zcdp": gaussian_covariance, "pure": laplace_covariance}
 
 
 def noisy_covariance(second_moment, n_samples, budget, rng):
-    """GaussCov for a zCDP budget, LapCov for a pure one."""
+    """GaussCov for a zCDP budget, LapCov for a pure one.
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A zCDP or pure budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The noisy Σ, exactly symmetric.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
+    """
     return _NOISY_COVARIANCE[budget.notion](second_moment, n_samples, budget, rng)
 
 
 def eigenvalue_noise_scale(n_samples, budget):
-    """Noise scale of the sorted eigenvalues of Σ: the Gaussian σ for a zCDP
-    budget (ℓ2 sensitivity √2/n, DLY22 Lemma 10) or the Laplace b for a pure
-    one (ℓ1 sensitivity 2/n, ADK19 Thm 1); docs/algorithms.rst §0.2."""
+    """Noise scale of the sorted eigenvalues of Σ.
+
+    The Gaussian σ for a zCDP budget (ℓ2 sensitivity √2/n, DLY22 Lemma 10) or the
+    Laplace b for a pure one (ℓ1 sensitivity 2/n, ADK19 Thm 1); docs/algorithms.rst
+    §0.2.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A zCDP or pure budget.
+
+    Returns
+    -------
+    scale : float
+        The σ or b of the noise.
+    """
     if budget.notion == "zcdp":
         return gaussian_scale(eigenvalues_l2_sensitivity(n_samples), budget.rho)
     return laplace_scale(eigenvalues_l1_sensitivity(n_samples), budget.parameter)
@@ -120,6 +191,26 @@ def noisy_eigenvalues(values, n_samples, budget, rng, *, n_columns=None):
     the sensitivity of the whole sorted vector. ``n_columns`` is the dimension
     of the matrix they come from (default: ``values.size``), for the float
     error bound of hardened noise (§17).
+
+    Parameters
+    ----------
+    values : ndarray of shape (k,)
+        The sorted eigenvalues Λ (or the k largest).
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A zCDP or pure budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+    n_columns : int, default=None
+        The dimension of the matrix; None for ``values.size``.
+
+    Returns
+    -------
+    noisy : ndarray of shape (k,)
+        Λ plus the noise.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
     """
     d = values.size if n_columns is None else n_columns
     error = eigenvalue_error_bound(n_samples, d)
@@ -154,6 +245,28 @@ def separate_covariance(
     ``eigenvalue_share`` v moves the split: the eigenvalues get v of the budget
     and the noisy Σ 1 − v (the paper's v = 1/2 by default). Any v is private
     with the same total, by composition; it changes only the accuracy.
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A zCDP or pure budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+    trace_bound : float, default=1.0
+        The bound t on the sum of the released eigenvalues.
+    eigenvalue_share : float in (0, 1), default=0.5
+        The share v of the budget spent on the eigenvalues.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The release, PSD and exactly symmetric.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
     """
     parts = split_budget("separate", budget, eigenvalue_share=eigenvalue_share)
     values_budget, vectors_budget = (part.cost for part in parts)
@@ -184,6 +297,31 @@ def projection_covariance(
     rest, (1 − f)ρ. ``trace`` is tr Σ computed exactly
     (``SufficientStatistics.trace``, §13.6); without it, the trace of the float
     matrix is used.
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A ρ-zCDP budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+    trace_fraction : float in (0, 1), default=None
+        The share f of ρ spent on a private trace bound; None for the public bound t =
+        1.
+    beta : float in (0, 1), default=0.05
+        The failure probability of the private trace bound.
+    trace : Fraction or float, default=None
+        The exact tr Σ; None for the trace of the float matrix.
+
+    Returns
+    -------
+    release : ndarray of shape (d, d)
+        The projection onto K_t.
+    parts : tuple of BudgetPart
+        The parts of the budget spent.
     """
     _require_notion(budget, "zcdp", "The projection mechanism")
     parts = split_budget("projection", budget, trace_fraction=trace_fraction)
@@ -250,8 +388,9 @@ def nuclear_laplace_covariance(
     n_sweeps=200,
     trace=None,
 ):
-    """dON's nuclear-Laplace mechanism (docs/algorithms.rst §6), pure ε-DP for the
-    exact noise law (see :mod:`._nuclear` for what is approximate).
+    """Release Σ by dON's nuclear-Laplace mechanism (docs/algorithms.rst §6).
+
+    Pure ε-DP for the exact noise law (see :mod:`._nuclear` for what is approximate).
 
     Σ + Z with Z ∝ exp(−‖Z‖_*/r), r = Δ_*/ε = 2/(εn) (the K-norm mechanism,
     §6.1), on d×d matrices then symmetrised (§6.5), or on Sym(d) directly
@@ -264,6 +403,27 @@ def nuclear_laplace_covariance(
     noise at ε/2 and t from :func:`_private_nuclear_radius` at ε/5, from
     ``trace``, tr Σ computed exactly (``SufficientStatistics.trace``, §13.6;
     without it, the trace of the float matrix).
+
+    Parameters
+    ----------
+    second_moment : ndarray of shape (d, d)
+        The second moment Σ of the unit-ball rows.
+    n_samples : int
+        The number of rows n.
+    budget : PrivacyCost
+        A pure ε-DP budget.
+    rng : numpy.random.Generator
+        The only source of noise.
+    symmetric : bool, default=True
+        Draw the noise on Sym(d) directly, else on d×d matrices then symmetrise.
+    projection : {"nuclear", "psd-trace"} or None, default=None
+        The post-processing, above.
+    trace_bound : {"public", "private"}, default="public"
+        The bound t, above.
+    n_sweeps : int, default=200
+        The sweeps of the Markov chain of the noise's spectrum (§6.3).
+    trace : Fraction or float, default=None
+        The exact tr Σ; None for the trace of the float matrix.
 
     Returns
     -------

@@ -249,7 +249,7 @@ def _check_parameter(value, name):
 
 
 def discrete_laplace(scale, size, words):
-    """Draws from the discrete Laplace law P(x) ∝ exp(−|x|/t) on ℤ, exactly.
+    """Draw from the discrete Laplace law P(x) ∝ exp(−|x|/t) on ℤ, exactly.
 
     CKS20 Algorithm 2 for a rational scale t = a/b: U uniform on
     {0, …, a − 1} kept with probability exp(−U/a), V ~ Geometric, X = U + aV,
@@ -258,14 +258,16 @@ def discrete_laplace(scale, size, words):
     Parameters
     ----------
     scale : int or Fraction
-        t > 0.
+        The scale t > 0.
     size : int
+        The number of draws.
     words : callable
         Source of uniform 64-bit words (:func:`words_of`).
 
     Returns
     -------
-    draws : ndarray of int64, or of Python ints for a scale beyond 2^50
+    draws : ndarray of int64
+        The draws: of Python ints for a scale beyond 2^50.
     """
     scale = Fraction(scale)
     a, b = scale.numerator, scale.denominator
@@ -301,7 +303,7 @@ def discrete_gaussian_variance(sigma):
 
 
 def discrete_gaussian(sigma, size, words):
-    """Draws from the discrete Gaussian N_ℤ(0, σ_Z²), P(x) ∝ exp(−x²/(2σ_Z²)).
+    """Draw from the discrete Gaussian N_ℤ(0, σ_Z²), P(x) ∝ exp(−x²/(2σ_Z²)).
 
     CKS20 Algorithm 3 with σ_Z² = T(T − 1), T = ⌈σ⌉ + 1 (so σ_Z ≥ σ, and its
     t = ⌊σ_Z⌋ + 1 = T and σ_Z²/t = T − 1 are integers): Y from the discrete
@@ -314,14 +316,16 @@ def discrete_gaussian(sigma, size, words):
         The smallest acceptable σ, positive and finite (beyond 2^50 − 1 the
         draws are Python ints).
     size : int
+        The number of draws.
     words : callable
         Source of uniform 64-bit words (:func:`words_of`).
 
     Returns
     -------
-    draws : ndarray of int64 (of Python ints beyond 2^50)
+    draws : ndarray of int64
+        The draws: of Python ints beyond 2^50.
     variance : int
-        σ_Z² = T(T − 1), the exact variance parameter of the law drawn.
+        The exact variance parameter σ_Z² = T(T − 1) of the law drawn.
     """
     if not 0 < sigma < math.inf:
         raise ValueError("sigma must be positive and finite.")

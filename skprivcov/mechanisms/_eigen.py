@@ -11,10 +11,22 @@ __all__ = ["eigh_descending", "eigvalsh_descending", "from_eigenpairs"]
 
 
 def eigh_descending(matrix):
-    """Eigenvalues in descending order and the eigenvectors paired with them.
+    """Compute the eigenvalues in descending order and their eigenvectors.
 
     Uses ``eigh`` (never ``svd``: SVD orders by ``|λ|`` and flips the sign of
     negative eigenvalues' vectors, the reference code's erratum, §3.2).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        A symmetric matrix.
+
+    Returns
+    -------
+    values : ndarray of shape (d,)
+        The eigenvalues, descending.
+    vectors : ndarray of shape (d, d)
+        The eigenvectors, as columns paired with ``values``.
     """
     if matrix.shape[0] == 1:
         return _one_by_one(matrix), np.ones((1, 1))
@@ -23,7 +35,20 @@ def eigh_descending(matrix):
 
 
 def eigvalsh_descending(matrix):
-    """Eigenvalues only, in descending order (cheaper than :func:`eigh_descending`)."""
+    """Compute the eigenvalues only, in descending order.
+
+    Cheaper than :func:`eigh_descending`.
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        A symmetric matrix.
+
+    Returns
+    -------
+    values : ndarray of shape (d,)
+        The eigenvalues, descending.
+    """
     if matrix.shape[0] == 1:
         return _one_by_one(matrix)
     return linalg.eigh(matrix, eigvals_only=True, driver="evd", check_finite=False)[
@@ -47,6 +72,18 @@ def from_eigenpairs(values, vectors):
     projection, the negative half of the spectrum). Uses SciPy's BLAS, like
     the ``eigh`` before it, never NumPy's second OpenBLAS, whose threads
     contend with SciPy's (docs/developers.rst, measurements).
+
+    Parameters
+    ----------
+    values : ndarray of shape (k,)
+        The eigenvalues.
+    vectors : ndarray of shape (d, k)
+        The eigenvectors, as columns.
+
+    Returns
+    -------
+    matrix : ndarray of shape (d, d)
+        P diag(values) Pᵀ, exactly symmetric.
     """
     d = vectors.shape[0]
     matrix = np.zeros((d, d), order="F")

@@ -72,14 +72,27 @@ def _gamma(count):
 
 
 def is_hardened(rng):
-    """Whether ``rng`` (see ``skprivcov._random.release_generator``) asks for
-    hardened noise."""
+    """Whether ``rng`` asks for hardened noise.
+
+    See ``skprivcov._random.release_generator``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        A generator of ``release_generator``.
+
+    Returns
+    -------
+    hardened : bool
+        True for hardened noise.
+    """
     return getattr(rng, "noise", "float") == HARDENED
 
 
 def gram_error_bound(n_samples, n_columns):
-    """Public bound on ‖M̃ − M‖_F for the float value M̃ of a second moment
-    computed by skprivcov (``n_samples`` and ``n_columns`` do not enter).
+    """Public bound on ‖M̃ − M‖_F for the float value M̃ of a second moment.
+
+    For one computed by skprivcov (``n_samples`` and ``n_columns`` do not enter).
 
     M is the exact statistic: integers over a public denominator, rows
     exactly in the unit ball (docs/algorithms.rst §19), so ‖M‖_F ≤ 1. Its
@@ -91,6 +104,13 @@ def gram_error_bound(n_samples, n_columns):
     noises the integers); this one serves the mechanisms that compute on the
     float value (eigenvalues, projections, the shrinkage), with the entries
     of ``augment``-style matrices built from it.
+
+    Parameters
+    ----------
+    n_samples : int
+        The public n.
+    n_columns : int
+        The dimension of M.
 
     Returns
     -------
@@ -108,6 +128,18 @@ def eigenvalue_error_bound(n_samples, n_columns):
     ‖F‖₂ ≤ p(d)·u·‖M̃‖₂ (backward stability); p(d) has no published constant, so
     this takes p(d) = 64·d, that is ‖λ̂ − λ(M̃)‖₂ ≤ 64·d^{3/2}·u for ‖M̃‖₂ ≤ 1
     (an assumption, listed in docs/threat_model.rst).
+
+    Parameters
+    ----------
+    n_samples : int
+        The public n (does not enter).
+    n_columns : int
+        The dimension d of M.
+
+    Returns
+    -------
+    bound : float
+        The bound on ‖λ̂ − λ(M)‖₂.
     """
     lapack = 64.0 * n_columns**1.5 * _UNIT_ROUNDOFF
     return (gram_error_bound(n_samples, n_columns) + lapack) * _MARGIN
@@ -230,8 +262,9 @@ class NoisePlan(NamedTuple):
 
 
 def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
-    """The grid, inflated sensitivity and discrete scale for ``coordinates``
-    noised coordinates (docs/algorithms.rst §17, "As implemented").
+    """The grid, inflated sensitivity and discrete scale for noised coordinates.
+
+    For ``coordinates`` noised coordinates (docs/algorithms.rst §17, "As implemented").
 
     The grid is the largest power of two g with σ/g ≥ 2^48, σ the plain
     mechanism's scale (Δ/√(2ρ) or Δ/ε), and with g·√m (or g·m) at most
@@ -239,6 +272,22 @@ def noise_plan(sensitivity, budget, coordinates, *, statistic_error=0.0):
     by at most Δ, plus each one's float error, plus g/2 per coordinate for each
     rounding: Δ' = Δ + 2E + g·√m (ℓ2) or Δ + 2E + g·m (ℓ1), then the discrete
     scale is Δ'/√(2ρ) or Δ'/ε in grid units, rounded up.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The ℓ2 (zCDP) or ℓ1 (pure) sensitivity Δ in exact arithmetic.
+    budget : PrivacyCost
+        A zCDP or pure cost.
+    coordinates : int
+        The number m of noised coordinates.
+    statistic_error : float, default=0.0
+        The public bound E on the float error of the statistic.
+
+    Returns
+    -------
+    plan : NoisePlan
+        The grid, the inflated sensitivity, the law and its scale in grid units.
     """
     gaussian = budget.notion == "zcdp"
     if gaussian:
@@ -353,6 +402,7 @@ def hardened_noise(
     Returns
     -------
     release : ndarray or float
+        ``values`` plus the noise: an array, or a float for a Fraction.
     """
     if getattr(values, "exact", None) is not None:
         # An exact statistic: its integers are noised, no error to cover.

@@ -66,8 +66,9 @@ def sample_top_eigenvector(values, vectors, concentration, rng):
     values, vectors : ndarray
         Eigenvalues of S in descending order and their eigenvectors (columns).
     concentration : float
-        κ ≥ 0; for the mechanism, c·ε_i·n with S at the scale of Σ.
+        The concentration κ ≥ 0; for the mechanism, c·ε_i·n with S at the scale of Σ.
     rng : numpy.random.Generator
+        The only source of noise.
 
     Returns
     -------
@@ -85,13 +86,29 @@ def sample_top_eigenvector(values, vectors, concentration, rng):
 
 
 def draw_epsilons(weights, vectors_budget):
-    """ε_i of the eigenvector draws, proportional to ``weights``, spending
-    exactly ``vectors_budget``.
+    """The ε_i of the eigenvector draws, spending exactly ``vectors_budget``.
+
+    Proportional to ``weights``. Pure ε: Σε_i = ε (basic composition). ρ-zCDP: each
+    ε_i-DP draw is (ε_i²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4), so Σε_i²/2 = ρ; with
+    equal weights over d draws this is ε_i = √(2ρ/d), i.e. √(ρ/d) at ρ/2 for the vectors
+    (§5.2).
 
     Pure ε: Σε_i = ε (basic composition). ρ-zCDP: each ε_i-DP draw is
     (ε_i²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4), so Σε_i²/2 = ρ; with equal
     weights over d draws this is ε_i = √(2ρ/d), i.e. √(ρ/d) at ρ/2 for the
     vectors (§5.2).
+
+    Parameters
+    ----------
+    weights : ndarray of shape (k,)
+        Positive weights of the draws.
+    vectors_budget : PrivacyCost
+        The eigenvectors' budget, pure or zCDP.
+
+    Returns
+    -------
+    epsilons : ndarray of shape (k,)
+        The ε_i.
     """
     weights = np.asarray(weights, dtype=float)
     if vectors_budget.notion == "pure":
@@ -214,14 +231,15 @@ def iterative_eigen_covariance(
     budget : PrivacyCost
         Pure ε or ρ-zCDP.
     rng : numpy.random.Generator
+        The only source of noise.
     n_components : int or None
-        k ≤ d eigenpairs (rank of the release); None for d.
+        The number k ≤ d eigenpairs (rank of the release); None for d.
     update : {"project", "deflate"}
         EMCov's projection onto the complement, or KT's rank-one subtraction.
     budget_split : {"uniform", "adaptive"}
         Equal ε_i, or ADK19 Cor. 1's split from the noisy eigenvalues.
     em_coefficient : float in (0, 1/2]
-        c in the density ∝ exp(c·ε_i·uᵀCu).
+        The coefficient c in the density ∝ exp(c·ε_i·uᵀCu).
     eigenvalue_share : float in (0, 1)
         The share of the budget for the eigenvalues (ADK19: ε_0 = ε/2).
     eigenvalue_projection : {"simplex", "clip"}

@@ -19,10 +19,33 @@ def _redraw(distribution, scale):
 
 
 def additive_noise(size, scale, budget, rng, *, site, joint=None):
-    """numpy's noise for ``budget``: N(0, scale²) for a zCDP budget, Lap(scale)
-    for a pure one (docs/algorithms.rst §0.1), ``size`` draws (a float for
-    None). The float path of every noised vector or scalar; ``site`` and
-    ``joint`` describe the draw for a noise record (``_noise_record``)."""
+    """Draw numpy's noise for ``budget`` (the float path).
+
+    N(0, scale²) for a zCDP budget, Lap(scale) for a pure one (docs/algorithms.rst
+    §0.1), ``size`` draws (a float for None). The float path of every noised vector or
+    scalar; ``site`` and ``joint`` describe the draw for a noise record
+    (``_noise_record``).
+
+    Parameters
+    ----------
+    size : int, tuple of int or None
+        The shape of the draws; None for one float.
+    scale : float
+        The standard deviation (Gaussian) or Laplace scale b.
+    budget : PrivacyCost
+        A zCDP or pure cost: the law of the noise.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    site : str
+        Which statistic this is (``_noise_record.SITES``).
+    joint : object, default=None
+        A token shared by the records of draws that spend one budget together.
+
+    Returns
+    -------
+    noise : ndarray or float
+        The draws.
+    """
     if budget.notion == "zcdp":
         distribution = "gaussian"
         noise = rng.standard_normal(size) * scale
@@ -51,15 +74,19 @@ def symmetric_noise(
     Parameters
     ----------
     n_features : int
-        d.
+        The dimension d.
     scale : float
         Standard deviation (Gaussian) or Laplace scale b of every free entry.
     rng : numpy.random.Generator
         The only source of randomness.
     distribution : {"gaussian", "laplace"}
         N(0, 1) or Lap(1) entries before scaling.
-    site, budget, joint
-        What the draw is, for a noise record (``_noise_record``).
+    site : str, default="second moment"
+        Which statistic this is, for a noise record (``_noise_record``).
+    budget : PrivacyCost, default=None
+        What the draw spends, for a noise record.
+    joint : object, default=None
+        A token shared by the records of draws that spend one budget together.
 
     Returns
     -------

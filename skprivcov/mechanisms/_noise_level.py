@@ -33,8 +33,11 @@ def noise_level(n_samples, n_features, budget):
     Parameters
     ----------
     n_samples : int
+        The number of rows n.
     n_features : int
+        The dimension d.
     budget : PrivacyCost
+        A zCDP or pure budget.
 
     Returns
     -------

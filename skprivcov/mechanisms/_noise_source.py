@@ -22,7 +22,22 @@ __all__ = ["noisy_second_moment", "noisy_vector", "plain_scale"]
 
 
 def plain_scale(sensitivity, budget):
-    """σ = Δ₂/√(2ρ) for a zCDP budget, b = Δ₁/ε for a pure one (§0.1)."""
+    """The scale of the plain mechanism (§0.1).
+
+    σ = Δ₂/√(2ρ) for a zCDP budget, b = Δ₁/ε for a pure one.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The ℓ2 (zCDP) or ℓ1 (pure) sensitivity.
+    budget : PrivacyCost
+        A zCDP or pure cost.
+
+    Returns
+    -------
+    scale : float
+        The σ or b.
+    """
     if budget.notion == "zcdp":
         return gaussian_scale(sensitivity, budget.rho)
     return laplace_scale(sensitivity, budget.parameter)
@@ -31,15 +46,18 @@ def plain_scale(sensitivity, budget):
 def noisy_second_moment(
     matrix, n_samples, sensitivity, budget, rng, *, site, n_releases=1, joint=None
 ):
-    """A symmetric statistic plus noise on its upper triangle: Gaussian for a
-    zCDP budget (ℓ2 ``sensitivity``), Laplace for a pure one (ℓ1).
+    """A symmetric statistic plus noise on its upper triangle.
+
+    Gaussian for a zCDP budget (ℓ2 ``sensitivity``), Laplace for a pure one (ℓ1).
 
     Parameters
     ----------
     matrix : ndarray or ExactStatistic of shape (d, d)
+        The symmetric statistic.
     n_samples : int
         The public n (for the float error of a float matrix, §17).
     sensitivity : float
+        Its ℓ2 (zCDP) or ℓ1 (pure) sensitivity.
     budget : PrivacyCost
         Spent in full by this draw (or, with ``joint``, together with the
         other draws of the joint release).
@@ -50,10 +68,12 @@ def noisy_second_moment(
     n_releases : int, default=1
         Statistics that share the sensitivity on one grid (LDA's class sums).
     joint : object, default=None
+        A token shared by the records of draws that spend one budget together.
 
     Returns
     -------
-    release : ndarray of shape (d, d), exactly symmetric
+    release : ndarray of shape (d, d)
+        The noisy statistic, exactly symmetric.
     """
     if is_hardened(rng):
         return hardened_second_moment(
@@ -81,8 +101,30 @@ def noisy_second_moment(
 
 def noisy_vector(values, sensitivity, budget, rng, *, site, statistic_error=0.0):
     """A vector statistic plus Gaussian (zCDP, ℓ2) or Laplace (pure, ℓ1) noise.
+
     ``statistic_error`` bounds the float error of a float ``values`` (in the
-    sensitivity's norm) for the hardened path; an exact statistic has none."""
+    sensitivity's norm) for the hardened path; an exact statistic has none.
+
+    Parameters
+    ----------
+    values : ndarray or Fraction
+        The statistic.
+    sensitivity : float
+        Its ℓ2 (zCDP) or ℓ1 (pure) sensitivity.
+    budget : PrivacyCost
+        Spent in full by this draw.
+    rng : numpy.random.Generator
+        ``release_generator``'s: it says hardened or float.
+    site : str
+        Which statistic this is (``_noise_record.SITES``).
+    statistic_error : float, default=0.0
+        The public bound on the float error of ``values``.
+
+    Returns
+    -------
+    release : ndarray or float
+        ``values`` plus the noise.
+    """
     if is_hardened(rng):
         return hardened_noise(
             values,

@@ -55,12 +55,15 @@ _SCALE_STEP = 0.05
 class NoiseDiagnostics(NamedTuple):
     """Convergence diagnostics of independent runs of the spectrum chain.
 
-    Attributes
+    Made by :func:`nuclear_chain_diagnostics` from chains that never become
+    noise: they say how well the chain mixes, nothing about a release.
+
+    Parameters
     ----------
     n_sweeps : int
         The sweeps run.
     statistic : ndarray of shape (n_chains, n_sweeps)
-        d·max|w| after each sweep, per chain.
+        The statistic d·max|w| after each sweep, per chain.
     scale_acceptance : float
         Acceptance rate of the scale moves.
     geweke_z : ndarray of shape (n_chains,)
@@ -70,6 +73,17 @@ class NoiseDiagnostics(NamedTuple):
     autocorrelation_time : ndarray of shape (n_chains,)
         Integrated autocorrelation time of the statistic, in sweeps (initial
         positive sequence), per chain.
+
+    See Also
+    --------
+    nuclear_chain_diagnostics : Runs the chains.
+
+    Examples
+    --------
+    >>> from skprivcov.mechanisms import nuclear_chain_diagnostics
+    >>> diagnostics = nuclear_chain_diagnostics(3, n_sweeps=20, random_state=0)
+    >>> diagnostics.statistic.shape
+    (4, 20)
     """
 
     n_sweeps: int
@@ -84,6 +98,18 @@ def haar_orthogonal(d, rng):
 
     Q of the QR decomposition of a Gaussian matrix, with its columns' signs
     fixed by sign(diag R): without the fix the law is not Haar (Mezzadri 2007).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    q : ndarray of shape (d, d)
+        The orthogonal matrix.
     """
     q, r = np.linalg.qr(rng.standard_normal((d, d)))
     signs = np.sign(np.diag(r))
@@ -104,6 +130,18 @@ def equilibrium_start(d, *, symmetric):
 
     t_k = F⁻¹((d − k + ½)/d); general s_k = πd·t_k, symmetric magnitudes
     (πd/2)·t_k with alternating signs (§6.3, EquilibriumStart).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    symmetric : bool
+        The symmetric variant, else the general one.
+
+    Returns
+    -------
+    start : ndarray of shape (d,)
+        The initial state, descending.
     """
     levels = (d - np.arange(1, d + 1) + 0.5) / d
     # F increases from 0 to 1 on [0, 1]: bisection on all levels at once, to
@@ -333,7 +371,7 @@ def _run_chains(d, rng, *, symmetric, n_sweeps, n_chains, start, record):
 def sample_normalised_spectrum(
     d, rng, *, symmetric, n_sweeps=200, n_chains=1, start=None
 ):
-    """w, the normalised singular values (or eigenvalues) of nuclear-Laplace noise.
+    """The normalised singular values (or eigenvalues) w of nuclear-Laplace noise.
 
     Runs ``n_chains`` independent chains of ``n_sweeps`` sweeps (each sweep
     updates every value once, then tries one scale move) and returns each
@@ -345,6 +383,7 @@ def sample_normalised_spectrum(
     d : int
         Dimension.
     rng : numpy.random.Generator
+        The only source of randomness.
     symmetric : bool
         Eigenvalues of the symmetric variant (density ∝ e^{−Σ|s|} Π|s_i − s_j|
         on s_1 > … > s_d) or singular values of the general one
@@ -398,10 +437,13 @@ def nuclear_chain_diagnostics(
     start : ndarray of shape (d,), default=None
         The initial state; the equilibrium start, as in a release, if None.
     random_state : int >= 0 or None, default=None
+        The chains' randomness: None draws OS entropy, an int a stream that shares
+        nothing with a release's.
 
     Returns
     -------
     diagnostics : NoiseDiagnostics
+        The diagnostics of the chains.
     """
     _, statistic, acceptance = _run_chains(
         d,
@@ -417,6 +459,19 @@ def nuclear_chain_diagnostics(
 
 def nuclear_laplace_noise(d, scale, rng, *, symmetric, n_sweeps=200):
     """One draw of Z with density ∝ exp(−‖Z‖_*/scale) (on Sym(d) if symmetric).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    scale : float
+        The scale r of the density.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    symmetric : bool
+        Draw on Sym(d), else on d×d matrices.
+    n_sweeps : int, default=200
+        The sweeps of the spectrum chain.
 
     Returns
     -------

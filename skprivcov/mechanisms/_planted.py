@@ -28,9 +28,11 @@ _PLANS = ("noise_plan", "exact_noise_plan")
 
 @contextlib.contextmanager
 def planted_scale(function, factor):
-    """A planted bug, for audits only: a context in which the noise scale
-    ``function`` of the float path is multiplied by ``factor``, and so is
-    every discrete noise scale of the hardened path (docs/algorithms.rst §17).
+    """Plant a bug, for audits only: a noise scale multiplied by ``factor``.
+
+    A context in which the noise scale ``function`` of the float path is multiplied by
+    ``factor``, and so is every discrete noise scale of the hardened path
+    (docs/algorithms.rst §17).
 
     :func:`skprivcov.utils.audit` plants it to show that its test catches a
     noise too small (docs/audit.rst). Never use it to release anything.

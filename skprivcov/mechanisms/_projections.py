@@ -18,6 +18,18 @@ def project_l1_ball(values, radius):
     """Euclidean projection of a vector onto {u : ‖u‖₁ ≤ radius} (§4.1).
 
     Duchi, Shalev-Shwartz, Singer & Chandra (2008), O(d log d).
+
+    Parameters
+    ----------
+    values : array-like of shape (d,)
+        The vector.
+    radius : float
+        The radius of the ℓ1 ball.
+
+    Returns
+    -------
+    projected : ndarray of shape (d,)
+        The projection.
     """
     values = np.asarray(values, dtype=float)
     magnitude = np.abs(values)
@@ -42,17 +54,41 @@ def project_capped_simplex(values, total):
 
     Equal to the ℓ1-ball projection of max(values, 0): on the non-negative orthant
     the two sets coincide. The map is monotone, so sorted input stays sorted.
+
+    Parameters
+    ----------
+    values : array-like of shape (d,)
+        The vector.
+    total : float
+        The bound on the sum.
+
+    Returns
+    -------
+    projected : ndarray of shape (d,)
+        The projection, non-negative.
     """
     return project_l1_ball(np.maximum(values, 0.0), total)
 
 
 def project_nuclear_ball(matrix, radius):
-    """Frobenius projection of a square matrix onto {Y : ‖Y‖_* ≤ radius} (§4.1).
+    """Project a square matrix onto {Y : ‖Y‖_* ≤ radius} in Frobenius norm (§4.1).
 
     The ball is a unitarily invariant set, so the projection acts on singular
     values: U·diag(Π(s))·Vᵀ with Π the projection onto {σ ≥ 0, Σσ ≤ radius}.
     A symmetric matrix goes by ``eigh`` (eigenvalues onto the ℓ1 ball, the
     same matrix, cheaper) and stays exactly symmetric.
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        The matrix.
+    radius : float
+        The radius of the nuclear-norm ball.
+
+    Returns
+    -------
+    projected : ndarray of shape (d, d)
+        The projection (exactly symmetric for a symmetric matrix).
     """
     if np.array_equal(matrix, matrix.T):
         values, vectors = eigh_descending(matrix)
@@ -62,10 +98,17 @@ def project_nuclear_ball(matrix, radius):
 
 
 def project_psd_trace_ball(matrix, trace_bound):
-    """Frobenius projection onto K_t = {Y ⪰ 0, tr Y ≤ t} (§4.2).
+    """Project onto K_t = {Y ⪰ 0, tr Y ≤ t} in Frobenius norm (§4.2).
 
     The skew part is orthogonal to Sym(d) and dropped; the eigenvalues of the
     symmetric part go onto the capped simplex (von Neumann / Lewis 1996).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        The matrix.
+    trace_bound : float
+        The bound t on the trace.
 
     Returns
     -------
@@ -78,10 +121,20 @@ def project_psd_trace_ball(matrix, trace_bound):
 
 
 def project_psd(matrix):
-    """Frobenius projection of a symmetric matrix onto the PSD cone.
+    """Project a symmetric matrix onto the PSD cone in Frobenius norm.
 
     Negative eigenvalues are set to zero (docs/algorithms.rst §6.5: at most doubles the
     spectral error against a PSD target, never increases the Frobenius error).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        The symmetric matrix.
+
+    Returns
+    -------
+    projected : ndarray of shape (d, d)
+        The projection, positive semi-definite.
     """
     values, vectors = eigh_descending(matrix)
     return from_eigenpairs(np.maximum(values, 0.0), vectors)

@@ -50,8 +50,9 @@ STEPS_PER_OCTAVE = 4
 
 
 def norm_grid(low=NORM_RANGE[0], high=NORM_RANGE[1], steps=STEPS_PER_OCTAVE):
-    """The public candidates of a non-negative scalar: 0, then
-    low·2^{k/steps} for k = 0..K, the first at or above ``high`` last.
+    """The public candidates of a non-negative scalar.
+
+    They are 0, then low·2^{k/steps} for k = 0..K, the first at or above ``high`` last.
 
     Parameters
     ----------
@@ -62,7 +63,8 @@ def norm_grid(low=NORM_RANGE[0], high=NORM_RANGE[1], steps=STEPS_PER_OCTAVE):
 
     Returns
     -------
-    grid : ndarray of float64, ascending
+    grid : ndarray of float64
+        The candidates, ascending.
     """
     if not (0.0 < low < high < math.inf):
         raise ValueError(
@@ -74,9 +76,21 @@ def norm_grid(low=NORM_RANGE[0], high=NORM_RANGE[1], steps=STEPS_PER_OCTAVE):
 
 
 def quantile_epsilon(budget):
-    """The exponential mechanism's ε for a budget part: ε itself for a pure
-    budget; for ρ-zCDP, ε = √(8ρ), since its bounded range gives ε²/8-zCDP
-    (Cesar–Rogers 2021; docs/algorithms.rst §18.1)."""
+    """The exponential mechanism's ε for a budget part.
+
+    ε itself for a pure budget; for ρ-zCDP, ε = √(8ρ), since its bounded range gives
+    ε²/8-zCDP (Cesar–Rogers 2021; docs/algorithms.rst §18.1).
+
+    Parameters
+    ----------
+    budget : PrivacyCost
+        A pure or zCDP budget part.
+
+    Returns
+    -------
+    epsilon : float
+        The ε of the exponential mechanism.
+    """
     # Rounded down (by 2^−50, more than the few ulps of the float products
     # that made the part): the mechanism then spends at most its part.
     if budget.notion == "pure":
@@ -85,9 +99,26 @@ def quantile_epsilon(budget):
 
 
 def quantile_rank_error(n_candidates, epsilon, beta):
-    """With probability at least 1 − β the chosen candidate's utility is at
-    least −2·ln(K/β)/ε (K candidates; McSherry–Talwar): its cell is within that
-    many rows of the target rank."""
+    """The rank error r = 2·ln(K/β)/ε of the exponential mechanism.
+
+    With probability at least 1 − β the chosen candidate's utility is at least
+    −2·ln(K/β)/ε (K candidates; McSherry–Talwar): its cell is within that many rows of
+    the target rank.
+
+    Parameters
+    ----------
+    n_candidates : int
+        The number K of candidates.
+    epsilon : float
+        The ε of the exponential mechanism.
+    beta : float
+        The failure probability β.
+
+    Returns
+    -------
+    error : float
+        The rank error 2·ln(K/β)/ε.
+    """
     return 2.0 * math.log(n_candidates / beta) / epsilon
 
 
@@ -97,17 +128,18 @@ def private_quantile(counts, target, epsilon, rng):
     Parameters
     ----------
     counts : array-like of int, shape (K,)
-        c_k = #{i : s_i ≤ b_k}, non-decreasing.
+        The counts c_k = #{i : s_i ≤ b_k}, non-decreasing.
     target : Fraction, int or float
         The target rank t = q·n (public).
     epsilon : float
-        ε > 0 of the exponential mechanism (see :func:`quantile_epsilon`).
+        The ε > 0 of the exponential mechanism (see :func:`quantile_epsilon`).
     rng : numpy.random.Generator
         ``release_generator``'s (its ``secure`` flag picks the OS CSPRNG).
 
     Returns
     -------
     index : int
+        The chosen candidate's index in the counts.
     """
     counts = np.asarray(counts, dtype=np.int64)
     target = Fraction(target)
@@ -166,8 +198,7 @@ def private_norm_bound(
     fallback="low",
     quantile=None,
 ):
-    """A private upper bound on the row norms, on a public grid
-    (docs/algorithms.rst §18.2).
+    """Private upper bound on the row norms, on a public grid (§18.2).
 
     The quantile of :func:`private_quantile` at the target rank t = n − r,
     r = 2·ln(K/β)/ε its rank error at β = 10^−6: with probability at least
@@ -190,13 +221,15 @@ def private_norm_bound(
     Parameters
     ----------
     counts : ndarray of int
-        c_k = #{i : ‖x_i‖ ≤ grid[k]} (``skprivcov._stats.row_norm_counts``).
+        The counts c_k = #{i : ‖x_i‖ ≤ grid[k]} (``skprivcov._stats.row_norm_counts``).
     grid : ndarray of float
         The public candidates (:func:`norm_grid`), ascending.
     n_samples : int
+        The number of rows n (public).
     budget : PrivacyCost
         The part spent: pure ε, or ρ for ε = √(8ρ) (:func:`quantile_epsilon`).
     rng : numpy.random.Generator
+        The only source of noise.
     beta : float, default=1e-6
         The failure probability of the rank rule.
     fallback : {"low", "high"}, default="low"
@@ -210,6 +243,7 @@ def private_norm_bound(
     Returns
     -------
     bound : float
+        The chosen candidate, positive.
     """
     epsilon = quantile_epsilon(budget)
     margin = quantile_rank_error(grid.size, epsilon, beta)
@@ -223,8 +257,21 @@ def private_norm_bound(
 
 
 def signed_grid(bound_range=NORM_RANGE):
-    """The public candidates of a signed scalar (§18.1): the mirror image of
-    the geometric grid ``norm_grid(*bound_range)``, ∪ {0}; ascending."""
+    """The public candidates of a signed scalar (§18.1).
+
+    The mirror image of the geometric grid ``norm_grid(*bound_range)``, ∪ {0};
+    ascending.
+
+    Parameters
+    ----------
+    bound_range : tuple (low, high), default=(2^-32, 2^32)
+        The range of the magnitudes.
+
+    Returns
+    -------
+    grid : ndarray of float64
+        The candidates, ascending.
+    """
     positive = norm_grid(*bound_range)[1:]
     return np.concatenate((-positive[::-1], [0.0], positive))
 
@@ -253,16 +300,42 @@ def target_ranks(quantiles, n_samples, n_candidates, epsilon, beta=_MARGIN_BETA)
 
 
 def private_box(counts, grid, quantiles, n_samples, epsilon, rng, beta=_MARGIN_BETA):
-    """(lower, upper): two private quantiles of one scalar on ``grid``
-    (§18.1), each by :func:`private_quantile` at ``epsilon``, from its counts
-    c_k = #{i : s_i ≤ grid[k]}.
+    """Two private quantiles (lower, upper) of one scalar on ``grid`` (§18.1).
+
+    Each by :func:`private_quantile` at ``epsilon``, from its counts c_k = #{i : s_i ≤
+    grid[k]}.
 
     The chosen candidate k names the cell (grid[k − 1], grid[k]] that holds
     the target rank, so the box is taken from the cells' outer edges:
     lower = grid[i − 1], upper = grid[k] (post-processing; a grid step is 19%
     of the magnitude, too coarse to give away for a feature far from 0). The
     pair is put in order, so the box is never empty. ``beta`` bounds the
-    chance that an edge lands beyond the data (see :func:`target_ranks`)."""
+    chance that an edge lands beyond the data (see :func:`target_ranks`).
+
+    Parameters
+    ----------
+    counts : ndarray of int
+        The counts c_k, non-decreasing.
+    grid : ndarray of float
+        The public candidates, ascending.
+    quantiles : tuple (q_low, q_high)
+        The two quantiles of the box.
+    n_samples : int
+        The number of rows n (public).
+    epsilon : float
+        The ε of each quantile.
+    rng : numpy.random.Generator
+        The only source of noise.
+    beta : float, default=0.05
+        The chance that an edge lands beyond the data.
+
+    Returns
+    -------
+    lower : float
+        The lower edge.
+    upper : float
+        The upper edge, at least ``lower``.
+    """
     t_low, t_high = target_ranks(quantiles, n_samples, grid.size, epsilon, beta)
     i = private_quantile(counts, t_low, epsilon, rng)
     k = private_quantile(counts, t_high, epsilon, rng)

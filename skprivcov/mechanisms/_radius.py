@@ -11,7 +11,7 @@ __all__ = ["private_radius_exponent"]
 
 
 def private_radius_exponent(exponents, counts, epsilon, beta, levels, rng):
-    """PrivRadius (docs/algorithms.rst §2.2, a reconstruction of Dong & Yi), ε-DP.
+    """Run PrivRadius (docs/algorithms.rst §2.2, a reconstruction of Dong & Yi), ε-DP.
 
     Candidate radii r_k = 2^{k−L}, k = 0..L, are searched with AboveThreshold
     on the queries q_k = −A_k, A_k = #{i : ‖z_i‖ > r_k} (counts, sensitivity 1),
@@ -32,11 +32,12 @@ def private_radius_exponent(exponents, counts, epsilon, beta, levels, rng):
     levels : int
         L ≥ 1: the smallest candidate is 2^{−L}.
     rng : numpy.random.Generator
+        The only source of noise.
 
     Returns
     -------
     exponent : int
-        e ≤ 0 with r̃ = 2^e.
+        The exponent e ≤ 0 with r̃ = 2^e.
     spent : PrivacyCost
         Pure ε.
     """

@@ -23,16 +23,26 @@ __all__ = [
 
 
 def second_moment_l2_sensitivity(n_samples):
-    """Frobenius (ℓ2 of the upper triangle) sensitivity of Σ: √2/n (§0.2).
+    """The Frobenius (ℓ2 of the upper triangle) sensitivity of Σ: √2/n (§0.2).
 
     ‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(x·y)² ≤ 2, and the upper-triangle vector has
     at most the Frobenius norm.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     return math.sqrt(2.0) / n_samples
 
 
 def second_moment_l1_sensitivity(n_features, n_samples):
-    """ℓ1 sensitivity of the upper triangle (diagonal included) of Σ.
+    """The ℓ1 sensitivity of the upper triangle (diagonal included) of Σ.
 
     docs/algorithms.rst §0.2 gives the valid bound √(d(d+1))/n (Cauchy–Schwarz over the
     d(d+1)/2 coordinates; the paper's √2·d/n is looser). We use the smaller of it
@@ -44,6 +54,18 @@ def second_moment_l1_sensitivity(n_features, n_samples):
                        ≤ d/√2 + 1.
 
     It is about 29% smaller than √(d(d+1)) for large d.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features d.
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     d = n_features
     return min(math.sqrt(d * (d + 1.0)), d / math.sqrt(2.0) + 1.0) / n_samples
@@ -64,6 +86,18 @@ def per_class_sums_l1_sensitivity(n_features, n_samples):
         Δ₁ = ((√d + 1)²/2 + 1) / n,
 
     attained by moving that row to another class.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features d.
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     return ((math.sqrt(n_features) + 1.0) ** 2 / 2.0 + 1.0) / n_samples
 
@@ -73,6 +107,18 @@ def class_counts_sensitivity(n_samples, notion):
 
     A row that changes class moves two counts by one each; within its class
     none: ℓ1 2/n (pure), ℓ2 √2/n (zCDP), attained by any change of class.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+    notion : {"pure", "zcdp"}
+        The ℓ1 (pure) or ℓ2 (zCDP) sensitivity.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     return (2.0 if notion == "pure" else math.sqrt(2.0)) / n_samples
 
@@ -85,6 +131,20 @@ def class_sums_sensitivity(n_features, n_samples, notion):
     ‖x‖₁ + ‖y‖₁ ≤ 2√d (‖x‖₁ ≤ √d‖x‖₂). Within one class the block moves by
     y − x: ℓ2 ‖y − x‖ ≤ 2 (attained at y = −x), ℓ1 ≤ 2√d (attained at
     x = −y = (1, …, 1)/√d). So Δ₁ = 2√d/n, Δ₂ = 2/n.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of features d.
+    n_samples : int
+        The number of rows n.
+    notion : {"pure", "zcdp"}
+        The ℓ1 (pure) or ℓ2 (zCDP) sensitivity.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     if notion == "pure":
         return 2.0 * math.sqrt(n_features) / n_samples
@@ -92,37 +152,95 @@ def class_sums_sensitivity(n_features, n_samples, notion):
 
 
 def class_squares_sensitivity(n_samples, notion):
-    """Sensitivity of the stacked sums of squares (Σ_{i∈c} z_i⊙z_i / n)_c,
-    or of the pooled Σ_i z_i⊙z_i / n (§21).
+    """Sensitivity of the stacked sums of squares (Σ_{i∈c} z_i⊙z_i / n)_c.
 
+    Or of the pooled Σ_i z_i⊙z_i / n (§21).
     x⊙x ≥ 0 and ‖x⊙x‖₁ = ‖x‖² ≤ 1, ‖x⊙x‖₂² = ‖x‖₄⁴ ≤ ‖x‖⁴ ≤ 1. A change of
     class moves two blocks by −x⊙x and +y⊙y: ℓ1 ≤ 2, ℓ2 ≤ √2. Within a block
     (and for the pooled sum, always) the change is y⊙y − x⊙x, whose entries
     satisfy |y_j² − x_j²| ≤ max(x_j², y_j²) ≤ x_j² + y_j²: ℓ1 ≤ 2, ℓ2² ≤
     ‖x‖₄⁴ + ‖y‖₄⁴ ≤ 2. Both attained by x = e_1, y = e_2: Δ₁ = 2/n,
     Δ₂ = √2/n, whatever d.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+    notion : {"pure", "zcdp"}
+        The ℓ1 (pure) or ℓ2 (zCDP) sensitivity.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
     """
     return (2.0 if notion == "pure" else math.sqrt(2.0)) / n_samples
 
 
 def second_moment_nuclear_sensitivity(n_samples):
-    """Nuclear-norm sensitivity of Σ: 2/n (§0.2), attained by orthogonal rows:
-    ‖xxᵀ − yyᵀ‖_* = √((‖x‖² + ‖y‖²)² − 4(x·y)²) ≤ ‖x‖² + ‖y‖² ≤ 2."""
+    """Nuclear-norm sensitivity of Σ: 2/n (§0.2).
+
+    Attained by orthogonal rows:
+    ‖xxᵀ − yyᵀ‖_* = √((‖x‖² + ‖y‖²)² − 4(x·y)²) ≤ ‖x‖² + ‖y‖² ≤ 2.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
+    """
     return 2.0 / n_samples
 
 
 def eigenvalues_l2_sensitivity(n_samples):
-    """ℓ2 sensitivity of the sorted eigenvalues of Σ: √2/n (DLY22 Lemma 10)."""
+    """The ℓ2 sensitivity of the sorted eigenvalues of Σ: √2/n (DLY22 Lemma 10).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
+    """
     return math.sqrt(2.0) / n_samples
 
 
 def eigenvalues_l1_sensitivity(n_samples):
-    """ℓ1 sensitivity of the sorted eigenvalues of Σ: 2/n (ADK19 Thm 1)."""
+    """The ℓ1 sensitivity of the sorted eigenvalues of Σ: 2/n (ADK19 Thm 1).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
+    """
     return 2.0 / n_samples
 
 
 def trace_sensitivity(n_samples):
-    """Sensitivity of tr Σ: 1/n, since ‖x‖² ∈ [0, 1] (§0.2)."""
+    """Sensitivity of tr Σ: 1/n, since ‖x‖² ∈ [0, 1] (§0.2).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n.
+
+    Returns
+    -------
+    sensitivity : float
+        The sensitivity.
+    """
     return 1.0 / n_samples
 
 
@@ -130,10 +248,35 @@ def gaussian_scale(l2_sensitivity, rho):
     """Standard deviation of the ρ-zCDP Gaussian mechanism: Δ₂/√(2ρ).
 
     Bun & Steinke (2016), Prop. 1.6.
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        The ℓ2 sensitivity Δ₂.
+    rho : float
+        The ρ of ρ-zCDP.
+
+    Returns
+    -------
+    scale : float
+        The standard deviation of the noise.
     """
     return l2_sensitivity / math.sqrt(2.0 * rho)
 
 
 def laplace_scale(l1_sensitivity, epsilon):
-    """Scale b of the ε-DP Laplace mechanism: Δ₁/ε (Dwork & Roth Thm 3.6)."""
+    """Scale b of the ε-DP Laplace mechanism: Δ₁/ε (Dwork & Roth Thm 3.6).
+
+    Parameters
+    ----------
+    l1_sensitivity : float
+        The ℓ1 sensitivity Δ₁.
+    epsilon : float
+        The ε of pure ε-DP.
+
+    Returns
+    -------
+    scale : float
+        The scale b of the Laplace noise.
+    """
     return l1_sensitivity / epsilon

@@ -49,18 +49,44 @@ POSITIVE_PART = 2.0
 
 
 def shrinkage_factor(centred):
-    """ν with |⟨R, ΔC⟩| ≤ ‖R‖_op·ν/n for a PSD R under replace-one of
-    unit-ball rows (§3.9a): 1 for the second moment (⟨R, x'x'ᵀ − xxᵀ⟩/n is a
-    difference of two values in [0, ‖R‖_op]/n), 4 for the covariance
-    S − μμᵀ (n·⟨R, ΔC⟩ = ‖x' − μ‖_R² − ‖x − μ‖_R² − ‖x' − x‖_R²/n, the first
-    term in [0, 4‖R‖_op] and the other two together in [−4‖R‖_op, 0], since
-    ‖x' − μ‖ ≤ 2 and ‖x − μ‖ ≤ 2(1 − 1/n))."""
+    """The factor ν of the sensitivity of ⟨R, C⟩ (§3.9a).
+
+    ν with |⟨R, ΔC⟩| ≤ ‖R‖_op·ν/n for a PSD R under replace-one of unit-ball rows: 1 for
+    the second moment (⟨R, x'x'ᵀ − xxᵀ⟩/n is a difference of two values in [0,
+    ‖R‖_op]/n), 4 for the covariance S − μμᵀ (n·⟨R, ΔC⟩ = ‖x' − μ‖_R² − ‖x − μ‖_R² − ‖x'
+    − x‖_R²/n, the first term in [0, 4‖R‖_op] and the other two together in [−4‖R‖_op,
+    0], since ‖x' − μ‖ ≤ 2 and ‖x − μ‖ ≤ 2(1 − 1/n)).
+
+    Parameters
+    ----------
+    centred : bool
+        Whether C is the covariance S − μμᵀ (else the second moment S).
+
+    Returns
+    -------
+    factor : Fraction
+        The factor ν: 4 if ``centred``, else 1.
+    """
     return Fraction(4) if centred else Fraction(1)
 
 
 def shrinkage_scale(n_samples, budget):
-    """The noise scale of the normalised statistic q (sensitivity 1/n):
-    Δ/√(2ρ) (Gaussian standard deviation) or Δ/ε (Laplace scale)."""
+    """The noise scale of the normalised statistic q (sensitivity 1/n).
+
+    Δ/√(2ρ) (Gaussian standard deviation) or Δ/ε (Laplace scale).
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of rows n (public).
+    budget : PrivacyCost
+        A zCDP or pure budget.
+
+    Returns
+    -------
+    scale : float
+        The scale of the noise of q.
+    """
     sensitivity = 1.0 / n_samples
     if budget.notion == "zcdp":
         return gaussian_scale(sensitivity, budget.rho)
@@ -68,9 +94,21 @@ def shrinkage_scale(n_samples, budget):
 
 
 def spectral_spread(release):
-    """λ ≥ λ₊ + λ₋ = max(λ_max(R), 0) + max(−λ_min(R), 0) for a symmetric
-    float R (public: R is), the factor of the sensitivity of ⟨R, C⟩ (§3.9a);
-    ‖R‖_op ≤ λ."""
+    """The spread λ of a symmetric release, the factor of the sensitivity of ⟨R, C⟩.
+
+    λ ≥ λ₊ + λ₋ = max(λ_max(R), 0) + max(−λ_min(R), 0) for a symmetric float R (public:
+    R is), §3.9a; ‖R‖_op ≤ λ.
+
+    Parameters
+    ----------
+    release : ndarray of shape (d, d)
+        The symmetric release R.
+
+    Returns
+    -------
+    spread : float
+        The spread λ, raised for the rounding of the eigenvalues.
+    """
     d = release.shape[0]
     values = np.linalg.eigvalsh(release)
     spread = max(float(values[-1]), 0.0) + max(-float(values[0]), 0.0)
@@ -103,12 +141,13 @@ def private_shrinkage(
     second_moment : ndarray of shape (d, d)
         S̃, the float second moment of the unit-ball rows.
     n_samples : int
-        n (public).
+        The number of rows n (public).
     budget : PrivacyCost
         Spent in full.
     rng : numpy.random.Generator
+        The only source of noise.
     mean : ndarray of shape (d,) or None
-        μ̃, the float mean of the rows: then C = S − μμᵀ, else C = S.
+        The mean μ̃, the float mean of the rows: then C = S − μμᵀ, else C = S.
     second_moment_error, mean_error : float
         Public bounds on ‖S̃ − S‖_F and ‖μ̃ − μ‖ (hardened noise adds the
         resulting error of q to its sensitivity, §17).
@@ -116,7 +155,7 @@ def private_shrinkage(
     Returns
     -------
     factor : float
-        c ∈ [0, 1].
+        The shrink factor c ∈ [0, 1].
     """
     squared_norm = float(np.sum(release * release))
     if squared_norm == 0.0:
@@ -136,12 +175,28 @@ def private_shrinkage(
 
 
 def shrinkage_from(inner, deviation, squared_norm):
-    """c from the noisy ⟨R, C⟩^, its noise's public standard deviation s and
-    ‖R‖_F² (post-processing, §3.9a): the positive-part estimate
-    ⟨R, C⟩^·(1 − k·s²/⟨R, C⟩^²)₊ (0 if ⟨R, C⟩^ ≤ 0), divided by ‖R‖_F² and
-    capped at 1. An estimate of the size of its noise gives nothing (a factor
-    above 2·c*, c* the best, costs more than releasing nothing) while one
-    well above its noise is kept."""
+    """The shrink factor c from the noisy ⟨R, C⟩^ (post-processing, §3.9a).
+
+    From ⟨R, C⟩^, its noise's public standard deviation s and ‖R‖_F²: the positive-part
+    estimate ⟨R, C⟩^·(1 − k·s²/⟨R, C⟩^²)₊ (0 if ⟨R, C⟩^ ≤ 0), divided by ‖R‖_F² and
+    capped at 1. An estimate of the size of its noise gives nothing (a factor above
+    2·c*, c* the best, costs more than releasing nothing) while one well above its noise
+    is kept.
+
+    Parameters
+    ----------
+    inner : float
+        The noisy ⟨R, C⟩^.
+    deviation : float
+        The public standard deviation s of its noise.
+    squared_norm : float
+        ‖R‖_F².
+
+    Returns
+    -------
+    factor : float
+        The factor c ∈ [0, 1].
+    """
     if inner <= 0.0:
         return 0.0
     kept = max(inner - POSITIVE_PART * deviation**2 / inner, 0.0)
@@ -159,13 +214,38 @@ def noisy_inner_product(
     second_moment_error=0.0,
     mean_error=0.0,
 ):
-    """(⟨R, C⟩^, the public standard deviation of its noise) (§3.9a).
+    """The noisy ⟨R, C⟩^ and the public standard deviation of its noise (§3.9a).
 
     The Gaussian (zCDP) or Laplace (pure) mechanism on q = ⟨R, C⟩/(λ·ν),
     sensitivity 1/n (λ = :func:`spectral_spread`, ν =
     :func:`shrinkage_factor`), times λ·ν: the noise of ⟨R, C⟩^ is that of a
     statistic of sensitivity λ·ν/n, of scale λ·ν/(n√(2ρ)) or λ·ν/(nε).
-    Parameters as :func:`private_shrinkage`.
+
+    Parameters
+    ----------
+    release : ndarray of shape (d, d)
+        As in :func:`private_shrinkage`.
+    second_moment : ndarray of shape (d, d)
+        As in :func:`private_shrinkage`.
+    n_samples : int
+        As in :func:`private_shrinkage`.
+    budget : PrivacyCost
+        As in :func:`private_shrinkage`.
+    rng : numpy.random.Generator
+        The only source of noise.
+    mean : ndarray of shape (d,) or None, default=None
+        As in :func:`private_shrinkage`.
+    second_moment_error : float, default=0.0
+        As in :func:`private_shrinkage`.
+    mean_error : float, default=0.0
+        As in :func:`private_shrinkage`.
+
+    Returns
+    -------
+    inner : float
+        ⟨R, C⟩^.
+    deviation : float
+        The public standard deviation of its noise.
     """
     d = release.shape[0]
     centred = mean is not None

@@ -45,6 +45,7 @@ def above_threshold(queries, threshold, epsilon, rng):
     epsilon : float
         The privacy parameter ε.
     rng : numpy.random.Generator
+        The only source of noise.
 
     Returns
     -------

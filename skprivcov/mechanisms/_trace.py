@@ -45,15 +45,16 @@ def private_trace_upper_bound(
     Parameters
     ----------
     trace : Fraction or float
-        tr Σ of unit-ball rows, best exact.
+        The tr Σ of unit-ball rows, best exact.
     n_samples : int
-        n (public).
+        The number of rows n (public).
     budget : PrivacyCost
         Spent in full.
     beta : float in (0, 1) or None
         Failure probability of the upper bound (utility only). None: no
         shift, an unbiased estimate (before the clipping to [0, ceiling]).
     rng : numpy.random.Generator
+        The only source of noise.
     ceiling : float, default=1.0
         Public upper bound on tr Σ.
     trace_error : float, default=0.0
@@ -63,7 +64,9 @@ def private_trace_upper_bound(
     Returns
     -------
     bound : float
+        The private upper bound t̂r, in [0, ceiling].
     spent : PrivacyCost
+        The budget spent, ``budget``.
     """
     sensitivity = trace_sensitivity(n_samples)
     if is_hardened(rng):

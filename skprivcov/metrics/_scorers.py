@@ -11,7 +11,7 @@ __all__ = ["covariance_error_score"]
 
 
 def covariance_error_score(estimator, X, y=None):
-    """Minus the Frobenius distance between a release and held-out data's.
+    """Compute minus the Frobenius distance between a release and held-out data's.
 
     −‖``covariance_`` − C(X)‖_F, with C(X) the second moment XᵀX/n of the
     held-out rows if the estimator assumed centred data, else their
@@ -39,6 +39,7 @@ def covariance_error_score(estimator, X, y=None):
     X : array-like of shape (n_samples, n_features)
         Held-out rows.
     y : Ignored
+        Not used, present for API consistency by convention.
 
     Returns
     -------

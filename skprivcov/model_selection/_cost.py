@@ -37,6 +37,7 @@ def planned_charges(estimator):
     Parameters
     ----------
     estimator : estimator instance
+        The (unfitted or fitted) estimator.
 
     Returns
     -------
@@ -110,7 +111,11 @@ def _estimators_among(values):
 class SearchCost:
     """The cost of a sequence of fits, known before the first.
 
-    Attributes
+    Computed from the parameters alone (:func:`search_cost`,
+    :func:`cross_validation_cost`) and checked by :func:`check_budget`
+    before anything runs; build one with :meth:`of`.
+
+    Parameters
     ----------
     n_fits : int
         How many fits will run (candidates × folds, plus the refit).
@@ -128,6 +133,19 @@ class SearchCost:
         refit). :func:`check_budget` admits the search only if every option
         fits after the folds: under an (ε, δ) budget the costliest refit is
         not always the one with the largest ρ.
+
+    See Also
+    --------
+    search_cost : The cost of a search.
+    check_budget : Refuses a cost that an accountant cannot pay.
+
+    Examples
+    --------
+    >>> from skprivcov.model_selection import SearchCost
+    >>> from skprivcov.privacy import PrivacyCost
+    >>> cost = SearchCost.of(2, [(None, PrivacyCost.zcdp(0.1))] * 2)
+    >>> print(cost.total)
+    0.2-zCDP
     """
 
     n_fits: int
@@ -138,6 +156,23 @@ class SearchCost:
 
     @classmethod
     def of(cls, n_fits, charges, refit_options=()):
+        """The cost of ``n_fits`` fits making ``charges``, then one refit option.
+
+        Parameters
+        ----------
+        n_fits : int
+            How many fits will run.
+        charges : iterable of (PrivacyAccountant or None, PrivacyCost)
+            The charges of the fits whose candidates are known.
+        refit_options : iterable of iterables of (PrivacyAccountant or None, \
+PrivacyCost), default=()
+            The refit's charges for each candidate it may refit.
+
+        Returns
+        -------
+        cost : SearchCost
+            The cost, its total counting the refit option with the largest ρ.
+        """
         shown = list(charges)
         if refit_options:
             shown += max(refit_options, key=_size_of(refit_options))
@@ -199,15 +234,31 @@ def _n_splits(cv, estimator, X, y, groups):
 
 
 def cross_validation_cost(estimator, X, y=None, *, groups=None, cv=None):
-    """What ``sklearn.model_selection.cross_validate(estimator, X, y, cv=cv)``
-    will spend: one fit of ``estimator`` per fold (docs/accounting.rst).
+    """What scikit-learn's ``cross_validate`` will spend.
+
+    That is, ``sklearn.model_selection.cross_validate(estimator, X, y, cv=cv)``:
+    one fit of ``estimator`` per fold (docs/accounting.rst).
 
     Reads X, y and groups only for the number of folds (their lengths, and
     for a stratified split the labels, as scikit-learn's splitter does).
 
+    Parameters
+    ----------
+    estimator : estimator object
+        The model to cross-validate.
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,), default=None
+        The target.
+    groups : array-like of shape (n_samples,), default=None
+        Group labels, for a group splitter.
+    cv : int, cross-validation generator or an iterable, default=None
+        The splitter, as in scikit-learn.
+
     Returns
     -------
     cost : SearchCost
+        The cost of the folds' fits.
     """
     n_splits = _n_splits(cv, estimator, X, y, groups)
     charges = planned_charges(clone(estimator)) * n_splits
@@ -243,12 +294,19 @@ def search_cost(search, X, y=None, *, groups=None):
 
     Parameters
     ----------
-    search : GridSearchCV or RandomizedSearchCV (with an int ``random_state``)
-    X, y, groups : as for ``search.fit``, read only for the number of folds
+    search : GridSearchCV or RandomizedSearchCV
+        The search (a randomized one with an int ``random_state``).
+    X : array-like of shape (n_samples, n_features)
+        As for ``search.fit``, read only for the number of folds.
+    y : array-like of shape (n_samples,), default=None
+        As for ``search.fit``, read only for the number of folds.
+    groups : array-like of shape (n_samples,), default=None
+        As for ``search.fit``, read only for the number of folds.
 
     Returns
     -------
     cost : SearchCost
+        The cost of every fit of the search.
     """
     candidates = _candidates(search)
     n_splits = _n_splits(search.cv, search.estimator, X, y, groups)
@@ -264,12 +322,28 @@ def search_cost(search, X, y=None, *, groups=None):
 
 
 def check_budget(cost, owner="The search"):
-    """Raise BudgetExceededError, before anything runs, if an accountant
-    cannot pay its share of ``cost`` (a :class:`SearchCost`).
+    """Raise BudgetExceededError if an accountant cannot pay its share of ``cost``.
 
-    The check is exact for one process; with other processes spending from
-    the same ledger meanwhile, each fit is still refused by the ledger itself
-    when the budget runs out (docs/accounting.rst).
+    Before anything runs. The check is exact for one process; with other processes
+    spending from the same ledger meanwhile, each fit is still refused by the ledger
+    itself when the budget runs out (docs/accounting.rst).
+
+    Parameters
+    ----------
+    cost : SearchCost
+        The cost of the fits.
+    owner : str, default="The search"
+        Who would spend, for the message.
+
+    Returns
+    -------
+    cost : SearchCost
+        The same ``cost``, admitted.
+
+    Raises
+    ------
+    BudgetExceededError
+        If an accountant cannot pay its share of ``cost``.
     """
     for accountant, total in cost.by_accountant:
         if accountant is None:

@@ -76,8 +76,9 @@ def _releases_of(X, owner):
 
 
 class FoldReleases(BaseFoldReleases):
-    """One private second moment per disjoint fold: a grid search over
-    post-processing parameters for the cost of one release.
+    """One private second moment per disjoint fold, for free grid searches.
+
+    A grid search over post-processing parameters for the cost of one release.
 
     ``fit`` splits the rows into ``n_folds`` disjoint folds at random (the
     split depends only on the number of rows and ``random_state``) and
@@ -234,22 +235,7 @@ class FoldReleases(BaseFoldReleases):
         "random_state": RELEASE_SEED,
     }
 
-    def __init__(
-        self,
-        *,
-        estimator=None,
-        n_folds=3,
-        X_norm_bound="auto",
-        y_bound="auto",
-        assume_centered=False,
-        random_state=None,
-    ):
-        self.estimator = estimator
-        self.n_folds = n_folds
-        self.X_norm_bound = X_norm_bound
-        self.y_bound = y_bound
-        self.assume_centered = assume_centered
-        self.random_state = random_state
+    # __init__ is BaseFoldReleases': it only stores the parameters above.
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -285,7 +271,9 @@ class FoldReleases(BaseFoldReleases):
             The tokens (``tokens_``) or any sequence of ``n_folds`` of them;
             only its length is read.
         y : Ignored
+            Not used, present for API consistency by convention.
         groups : Ignored
+            Not used, present for API consistency by convention.
 
         Yields
         ------
@@ -307,17 +295,21 @@ class FoldReleases(BaseFoldReleases):
         Parameters
         ----------
         X, y, groups : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         n_splits : int
+            The number of folds.
         """
         return self.n_folds
 
 
 class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
-    """A model built on one release, fit on the pooled releases of the fold
-    tokens it is given, and scored on a held-out token's release.
+    """A model built on one release, fit and scored on fold releases.
+
+    It is fit on the pooled releases of the fold tokens it is given, and
+    scored on a held-out token's release.
 
     ``fit(tokens)`` pools the releases (weights n_k / Σ n_k, the release of
     the union of their rows) and fits a clone of ``estimator`` with
@@ -390,10 +382,12 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
         X : array-like of CovarianceRelease, shape (n_tokens,)
             Fold releases (``FoldReleases.tokens_`` or a subset).
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         self : object
+            The fitted model.
         """
         params = self.estimator.get_params(deep=False)
         if "covariance" not in params:
@@ -423,10 +417,12 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
         X : array-like of CovarianceRelease, shape (n_tokens,)
             The held-out fold releases.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
         score : float
+            The score (higher is better).
         """
         return self._score(X, "auto")
 
@@ -450,10 +446,12 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            The fitted model's predictions.
         """
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
@@ -465,10 +463,12 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
+            The fitted model's transform of X.
         """
         check_is_fitted(self, "estimator_")
         return self.estimator_.transform(X)

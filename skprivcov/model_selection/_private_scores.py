@@ -79,8 +79,9 @@ def _final_step(estimator):
 
 
 class CovarianceErrorScore:
-    """Minus the Frobenius distance from a released covariance to the held-out
-    rows' (docs/algorithms.rst §14).
+    """Minus the Frobenius distance from a released covariance to the held-out rows'.
+
+    See docs/algorithms.rst §14.
 
     s(D_val) = −‖Ĉ − C_val‖_F, with Ĉ the model's ``covariance_`` and C_val
     the second moment (the covariance, for a model with
@@ -97,20 +98,49 @@ class CovarianceErrorScore:
         The public bound B the held-out rows are clipped to, the same for
         every candidate (a candidate's own ``norm_bound`` is what is being
         chosen, not the yardstick).
+
+    See Also
+    --------
+    PredictionLossScore : A score of predictions.
+    PrivateRandomSearch : Selects privately with such a score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.model_selection import CovarianceErrorScore
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(600, 2))
+    >>> est = GaussianCovariance(rho=1.0, norm_bound=1.0, random_state=0).fit(X)
+    >>> score = CovarianceErrorScore(norm_bound=1.0)
+    >>> round(float(score.sensitivity(est, 600)), 4)
+    0.009
     """
 
     def __init__(self, norm_bound=1.0):
         self.norm_bound = _in_range("norm_bound", norm_bound, *NORM_BOUND_RANGE)
 
     def sensitivity(self, estimator, n_samples):
-        """The bound on the score's change between neighbouring sets of the
-        scored rows, rounding included.
+        """The bound on the score's change between neighbouring sets of scored rows.
+
+        Rounding included.
 
         The exact statistic moves by at most factor·B²/n. Its computed value
         is within u·(R + 1)·(d(n + 2) + d² + 2)·B² of the exact one (the sum
         over n rows of each entry of the target, then the norm of d² entries,
         all of them at most R + 1 = 5 in units of B²; u = 2⁻⁵³), and so is the
         neighbour's: twice that is added (§13.6).
+
+        Parameters
+        ----------
+        estimator : estimator
+            The fitted model (a pipeline ending in a covariance estimator).
+        n_samples : int
+            The number of scored rows n.
+
+        Returns
+        -------
+        sensitivity : float
+            The bound.
         """
         final = _final_step(estimator)
         centred = not getattr(final, "assume_centered", True)
@@ -127,6 +157,20 @@ class CovarianceErrorScore:
         For a pipeline, its final step's ``covariance_`` against the held-out
         rows passed through the steps before it (a row map: each held-out row
         still moves one row, so the sensitivity is unchanged).
+
+        Parameters
+        ----------
+        estimator : estimator
+            The fitted model.
+        X : array-like of shape (n_samples, n_features)
+            The held-out rows.
+        y : None, default=None
+            Ignored.
+
+        Returns
+        -------
+        score : float
+            The score, −‖Ĉ − C_val‖_F.
         """
         final = _final_step(estimator)
         if final is not estimator and len(estimator) > 1:
@@ -156,8 +200,9 @@ class CovarianceErrorScore:
 
 
 class PredictionLossScore:
-    """Minus a clipped mean loss of the model's predictions on held-out rows
-    (docs/algorithms.rst §14).
+    """Minus a clipped mean loss of the model's predictions on held-out rows.
+
+    See docs/algorithms.rst §14.
 
     s(D_val) = −(1/n_val) Σ min(ℓ(y_i, ŷ_i), c): each term lies in [0, c], so
     replacing one held-out row moves the score by at most c/n_val.
@@ -170,6 +215,18 @@ class PredictionLossScore:
         The public cap c on each row's loss (1 for "zero_one" whatever is
         given). Choose it from the public range of the target: a squared error
         on targets in [−B, B] with predictions clipped there is at most 4B².
+
+    See Also
+    --------
+    CovarianceErrorScore : A score of released covariances.
+    PrivateRandomSearch : Selects privately with such a score.
+
+    Examples
+    --------
+    >>> from skprivcov.model_selection import PredictionLossScore
+    >>> score = PredictionLossScore(loss="squared", clip=4.0)
+    >>> score.sensitivity(None, 1000) > 4.0 / 1000
+    True
     """
 
     def __init__(self, loss="squared", clip=1.0):
@@ -179,20 +236,49 @@ class PredictionLossScore:
         self.clip = 1.0 if loss == "zero_one" else _in_range("clip", clip, 1e-30, 1e30)
 
     def sensitivity(self, estimator, n_samples):
-        """The bound on the score's change between neighbouring held-out sets:
-        c/n for the exact mean, plus c·2⁻⁵² for its rounding to a float (the
-        float noise path adds noise to the float)."""
+        """The bound on the score's change between neighbouring held-out sets.
+
+        c/n for the exact mean, plus c·2⁻⁵² for its rounding to a float (the float noise
+        path adds noise to the float).
+
+        Parameters
+        ----------
+        estimator : estimator
+            The fitted model (not read).
+        n_samples : int
+            The number of scored rows n.
+
+        Returns
+        -------
+        sensitivity : float
+            The bound.
+        """
         return self.clip / n_samples + self.clip * 2.0**-52
 
     def statistic(self, estimator, X, y):
-        """The exact score of ``estimator`` on the held-out rows ``(X, y)``, as a
-        Fraction: each row's loss over c floored to a multiple of 2⁻⁵² (a
-        function of that row alone) and the integers added exactly, so one row
-        moves it by at most c/n whatever the number of rows (§13.6).
+        """The exact score of ``estimator`` on the held-out rows, as a Fraction.
+
+        Each row's loss over c floored to a multiple of 2⁻⁵² (a function of that row
+        alone) and the integers added exactly, so one row moves it by at most c/n
+        whatever the number of rows (§13.6).
 
         A row with an entry that is not a finite number, in X or y, gets the
         cap c (and is predicted as a row of zeros, so ``predict`` never
         refuses it); so does a prediction that is not a finite number.
+
+        Parameters
+        ----------
+        estimator : estimator
+            The fitted model.
+        X : array-like of shape (n_samples, n_features)
+            The held-out rows.
+        y : array-like of shape (n_samples,)
+            Their targets.
+
+        Returns
+        -------
+        score : Fraction
+            The score, −(1/n_val) Σ min(ℓ(y_i, ŷ_i), c).
         """
         rows = _rows(X)
         n_rows = rows.shape[0]

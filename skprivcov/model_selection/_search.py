@@ -22,8 +22,9 @@ class _CheckedSearchMixin:
     BudgetExceededError, before the first fit if an accountant cannot pay."""
 
     def fit(self, X, y=None, **params):
-        """Check the whole search's cost against every accountant, then run
-        scikit-learn's search.
+        """Check the whole search's cost against every accountant, then search.
+
+        The search is scikit-learn's.
 
         Parameters
         ----------
@@ -38,6 +39,7 @@ class _CheckedSearchMixin:
         Returns
         -------
         self : object
+            The fitted search.
 
         Raises
         ------
@@ -55,7 +57,7 @@ class _CheckedSearchMixin:
 
 
 class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
-    """scikit-learn's ``GridSearchCV``, refused up front when it cannot fit.
+    """The ``GridSearchCV`` of scikit-learn, refused up front when it cannot fit.
 
     Before the first fit, the cost of the whole search (every candidate on
     every fold, plus the refit at the most expensive candidate's cost; see
@@ -69,32 +71,143 @@ class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
     choice they make is not private with respect to those rows
     (docs/accounting.rst).
 
+    Parameters
+    ----------
+    estimator : estimator object
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    param_grid : dict or list of dictionaries
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    scoring : str, callable, list, tuple or dict, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    n_jobs : int, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    refit : bool, str or callable, default=True
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    cv : int, cross-validation generator or an iterable, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    verbose : int, default=0
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    pre_dispatch : int or str, default='2*n_jobs'
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    error_score : 'raise' or numeric, default=np.nan
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+    return_train_score : bool, default=False
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+
     Attributes
     ----------
     search_cost_ : SearchCost
         What the search was checked against: the number of fits and the
         composed cost per accountant.
+
+    See Also
+    --------
+    search_cost : The cost it is checked against.
+    RandomizedSearchCV : The same for random candidates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance, PrivacyAccountant
+    >>> from skprivcov.model_selection import GridSearchCV
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(600, 2))
+    >>> accountant = PrivacyAccountant(rho=1.0)
+    >>> estimator = GaussianCovariance(
+    ...     rho=0.1, norm_bound=1.0, accountant=accountant, random_state=0
+    ... )
+    >>> grid = {"projection": ["psd-trace", None]}
+    >>> search = GridSearchCV(estimator, grid, cv=3).fit(X)
+    >>> search.search_cost_.n_fits  # 2 candidates × 3 folds, and the refit
+    7
+    >>> print(accountant.spent)
+    0.7-zCDP
     """
 
 
 class RandomizedSearchCV(_CheckedSearchMixin, model_selection.RandomizedSearchCV):
-    """scikit-learn's ``RandomizedSearchCV``, refused up front when it cannot
-    fit (see :class:`GridSearchCV`). Its candidates, hence its cost, are known
-    in advance only with an int ``random_state``: without one, ``fit`` refuses
-    to start.
+    """The ``RandomizedSearchCV`` of scikit-learn, refused up front when it cannot fit.
+
+    See :class:`GridSearchCV`. Its candidates, hence its cost, are known in advance only
+    with an int ``random_state``: without one, ``fit`` refuses to start.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    param_distributions : dict or list of dicts
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    n_iter : int, default=10
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    scoring : str, callable, list, tuple or dict, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    n_jobs : int, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    refit : bool, str or callable, default=True
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    cv : int, cross-validation generator or an iterable, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    verbose : int, default=0
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    pre_dispatch : int or str, default='2*n_jobs'
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    random_state : int, RandomState instance or None, default=None
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    error_score : 'raise' or numeric, default=np.nan
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+    return_train_score : bool, default=False
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
 
     Attributes
     ----------
     search_cost_ : SearchCost
         What the search was checked against.
+
+    See Also
+    --------
+    search_cost : The cost it is checked against.
+    GridSearchCV : The same for a grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.model_selection import RandomizedSearchCV
+    >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(600, 2))
+    >>> estimator = GaussianCovariance(rho=0.1, norm_bound=1.0, random_state=0)
+    >>> grid = {"projection": ["psd-trace", None]}
+    >>> search = RandomizedSearchCV(
+    ...     estimator, grid, n_iter=2, cv=3, random_state=0
+    ... ).fit(X)
+    >>> print(search.search_cost_.total)
+    0.7-zCDP
     """
 
 
 def cross_validate(estimator, X, y=None, *, groups=None, cv=None, **kwargs):
-    """scikit-learn's ``cross_validate``, refused before the first fold when an
-    accountant cannot pay for every fold (:func:`cross_validation_cost`).
+    """Run the ``cross_validate`` of scikit-learn, refused when it cannot pay.
 
-    Every other argument is passed on unchanged.
+    Refused before the first fold when an accountant cannot pay for every fold
+    (:func:`cross_validation_cost`).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The model to cross-validate.
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,), default=None
+        The target, for supervised models.
+    groups : array-like of shape (n_samples,), default=None
+        Group labels, for a group splitter.
+    cv : int, cross-validation generator or an iterable, default=None
+        The splitter, as in scikit-learn.
+    **kwargs : dict
+        Every other argument of scikit-learn's ``cross_validate``, passed on unchanged.
+
+    Returns
+    -------
+    scores : dict of float arrays of shape (n_splits,)
+        What scikit-learn's ``cross_validate`` returns.
     """
     if is_spark_dataframe(X):
         raise spark_refusal("cross_validate", reason=_SPLITS_ROWS)

@@ -57,6 +57,20 @@ def runs_pmf(k, eta, gamma):
     For η > 0, P(K = k) = (1 − γ)^k·Γ(k + η)/(Γ(η)·k!)·γ^η / (1 − γ^η), k ≥ 1
     (η = 1: the geometric γ(1 − γ)^(k−1)); for η = 0 (logarithmic),
     (1 − γ)^k / (k·log(1/γ)).
+
+    Parameters
+    ----------
+    k : int or ndarray of int
+        The numbers of runs, ≥ 1.
+    eta : float >= 0
+        The TNB shape η (1: geometric; 0: logarithmic).
+    gamma : float in (0, 1)
+        The TNB parameter γ.
+
+    Returns
+    -------
+    pmf : float or ndarray
+        P(K = k).
     """
     k = np.asarray(k, dtype=np.float64)
     expected_runs(eta, gamma)  # checks η and γ
@@ -80,6 +94,20 @@ def draw_runs(rng, eta, gamma):
 
     η > 0: a negative binomial with shape η and success probability γ,
     redrawn while it is 0 (the truncation); η = 0: the logarithmic law.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    eta : float >= 0
+        The TNB shape η (1: geometric; 0: logarithmic).
+    gamma : float in (0, 1)
+        The TNB parameter γ.
+
+    Returns
+    -------
+    k : int
+        The number of runs K ≥ 1.
     """
     expected_runs(eta, gamma)
     if eta == 0.0:
@@ -110,11 +138,14 @@ def selection_cost(run_costs, *, eta, gamma):
     run_costs : sequence of PrivacyCost
         The cost of one run of each candidate.
     eta : float >= 0
+        The TNB shape η (1: geometric; 0: logarithmic).
     gamma : float in (0, 1)
+        The TNB parameter γ.
 
     Returns
     -------
     cost : PrivacyCost
+        The cost of the selection: pure, or a Rényi curve.
     """
     costs = list(run_costs)
     if not costs:
@@ -425,6 +456,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         cost : PrivacyCost
+            The cost of the selection.
         """
         settings, _, costs = self._candidates()
         run_costs, _ = self._run_costs(costs)
@@ -447,6 +479,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : object
+            The fitted search.
         """
         settings, models, costs = self._candidates()
         gamma = self._gamma(len(settings))
@@ -533,19 +566,54 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_delegate("predict"))
     def predict(self, X):
-        """The best model's ``predict``."""
+        """The best model's ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The best model's predictions.
+        """
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
 
     @available_if(_delegate("transform"))
     def transform(self, X):
-        """The best model's ``transform``."""
+        """The best model's ``transform``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        X_new : ndarray
+            The best model's transform of X.
+        """
         check_is_fitted(self)
         return self.best_estimator_.transform(X)
 
     @available_if(_delegate("score"))
     def score(self, X, y=None):
-        """The best model's ``score`` (on data no budget protects)."""
+        """The best model's ``score`` (on data no budget protects).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+        y : array-like of shape (n_samples,), default=None
+            The target, for a supervised model.
+
+        Returns
+        -------
+        score : float
+            The best model's score.
+        """
         check_is_fitted(self)
         return self.best_estimator_.score(X, y)
 

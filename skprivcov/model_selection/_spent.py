@@ -85,6 +85,7 @@ def pipeline_spent(estimator):
     Parameters
     ----------
     estimator : fitted estimator instance
+        The fitted estimator or pipeline.
 
     Returns
     -------

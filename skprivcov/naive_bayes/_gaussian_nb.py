@@ -66,6 +66,14 @@ default="auto"
         pair (low, high) chooses it on the grid of that public range. A
         number is a public bound.
 
+    feature_bounds : tuple (lower, upper) of arrays of shape (n_features,) \
+or floats, default=None
+        A public box of the features. Rows are clipped to it and centred at
+        its centre (a public per-row rule); the bound is then half its
+        diagonal, or a smaller numeric ``norm_bound`` (nothing is spent on a
+        bound), and the means and variances are clipped to what the box allows
+        (§21). X is then densified.
+
     nonfinite : {"raise", "zero"}, default="raise"
         Rows with a NaN, infinite or non-number entry: refused (after the
         charge) or taken as zero rows.
@@ -204,24 +212,28 @@ default="auto"
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            The predicted classes.
         """
         scores = self._joint_log_likelihood(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_log_proba(self, X):
-        """Logarithms of :meth:`predict_proba`.
+        """Compute the logarithms of :meth:`predict_proba`.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
+            The log-probabilities of the classes.
         """
         scores = self._joint_log_likelihood(X)
         return scores - logsumexp(scores, axis=1, keepdims=True)
@@ -232,9 +244,11 @@ default="auto"
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            The probabilities of the classes.
         """
         return np.exp(self.predict_log_proba(X))

@@ -55,6 +55,7 @@ class BasePublicBoundsTransformer(
         X : array-like of shape (n_samples, n_features)
             Input data; only its shape and column names are recorded.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------

@@ -125,6 +125,7 @@ class FeatureBoundsScaler(BasePublicBoundsTransformer):
         Returns
         -------
         bound : float
+            The bound.
         """
         if n_features is None:
             n_features = getattr(self, "n_features_in_", None)

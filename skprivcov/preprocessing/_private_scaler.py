@@ -58,7 +58,7 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     Parameters
     ----------
     rho : float, default=None
-        ρ-zCDP budget of the fit. Give ``rho``, or ``epsilon`` (with optional
+        The ρ-zCDP budget of the fit. Give ``rho``, or ``epsilon`` (with optional
         ``delta``); neither: ρ = 0.1.
 
     epsilon : float, default=None
@@ -66,7 +66,7 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         target with ``delta > 0`` (then spent as the largest ρ that meets it).
 
     delta : float, default=None
-        δ of an (ε, δ) target.
+        The δ of an (ε, δ) target.
 
     quantiles : tuple (low, high), default=(0.02, 0.98)
         The quantile levels of the box, 0 < low < high < 1 (public).
@@ -201,6 +201,7 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         Returns
         -------
         cost : PrivacyCost
+            The cost of one fit.
         """
         return resolve_budget(
             rho=self.rho,
@@ -254,6 +255,7 @@ n_features)
             see ``nonfinite``. A Spark DataFrame is counted in its partitions
             (docs/clusters.rst); ``transform`` then takes rows you hold.
         y : Ignored
+            Not used, present for API consistency by convention.
 
         Returns
         -------
@@ -301,13 +303,16 @@ n_features)
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The training data.
         y : Ignored
+            Not used, present for API consistency by convention.
         **fit_params : dict
             Passed to :meth:`fit`.
 
         Returns
         -------
         X_out : ndarray of shape (n_samples, n_features)
+            The mapped data, in [−1, 1].
         """
         if is_spark_dataframe(X):
             raise spark_refusal(
@@ -325,6 +330,7 @@ n_features)
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
 
         Returns
         -------
@@ -348,10 +354,12 @@ n_features)
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data in [−1, 1].
 
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
+            The data mapped back onto the boxes.
         """
         X = self._validate_rows(X)
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64

@@ -343,9 +343,21 @@ class PrivacyAccountant:
             )
 
     def can_spend(self, *costs):
-        """Whether ``costs``, spent one after another, would all be admitted
-        now (nothing is recorded). Each is summed exactly, as the ledger sums
-        the spends it records."""
+        """Whether ``costs``, spent one after another, would all be admitted now.
+
+        Nothing is recorded. Each is summed exactly, as the ledger sums the spends it
+        records.
+
+        Parameters
+        ----------
+        *costs : PrivacyCost
+            The costs.
+
+        Returns
+        -------
+        admitted : bool
+            True if the budget admits them all.
+        """
         if self._budget.kind == "pure" and any(c.notion != "pure" for c in costs):
             return False
         if self._budget.kind == "zcdp" and any(c.notion == "renyi" for c in costs):
@@ -378,7 +390,18 @@ class PrivacyAccountant:
         return self._cost_of(self._ledger.totals())
 
     def spent_epsilon(self, delta):
-        """The ε of (ε, δ)-DP that the recorded spends compose to, at δ."""
+        """The ε of (ε, δ)-DP that the recorded spends compose to, at δ.
+
+        Parameters
+        ----------
+        delta : float in (0, 1)
+            The δ.
+
+        Returns
+        -------
+        epsilon : float
+            The ε of the composition at δ.
+        """
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
         return _spent_epsilon(self._ledger.totals(), delta)
@@ -403,8 +426,11 @@ class PrivacyAccountant:
 
     @property
     def remaining(self):
-        """The largest one more spend that the budget admits, as a PrivacyCost
-        (a property, like :attr:`spent`).
+        """The largest one more spend that the budget admits, as a PrivacyCost.
+
+        A property, like :attr:`spent`. In the budget's own notion: ρ-zCDP for a ρ
+        budget, pure ε for a pure one; for an (ε, δ) budget, the largest zCDP spend
+        (what most estimators charge; :meth:`remaining_epsilon` gives the pure one).
 
         In the budget's own notion: ρ-zCDP for a ρ budget, pure ε for a pure
         one; for an (ε, δ) budget, the largest zCDP spend (what most
@@ -415,11 +441,23 @@ class PrivacyAccountant:
         return PrivacyCost.zcdp(self.remaining_rho())
 
     def remaining_rho(self):
-        """The largest ρ of one more zCDP spend that the budget admits."""
+        """The largest ρ of one more zCDP spend that the budget admits.
+
+        Returns
+        -------
+        rho : float
+            The ρ.
+        """
         return self._largest(self._ledger.totals(), "zcdp")
 
     def remaining_epsilon(self):
-        """The largest ε of one more pure spend that the budget admits."""
+        """The largest ε of one more pure spend that the budget admits.
+
+        Returns
+        -------
+        epsilon : float
+            The ε.
+        """
         return self._largest(self._ledger.totals(), "pure")
 
     def history(self):

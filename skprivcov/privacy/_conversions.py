@@ -24,12 +24,36 @@ _NUDGE = 1e-12
 
 
 def pure_to_zcdp(epsilon):
-    """ρ-zCDP implied by pure ε-DP: ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4)."""
+    """The ρ-zCDP implied by pure ε-DP: ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of pure ε-DP.
+
+    Returns
+    -------
+    rho : float
+        The ρ.
+    """
     return 0.5 * epsilon * epsilon
 
 
 def bun_steinke_epsilon(rho, delta):
-    """Simple ρ-zCDP → (ε, δ) bound ε = ρ + 2√(ρ log(1/δ)) (BS16 Prop. 1.3)."""
+    """Simple ρ-zCDP → (ε, δ) bound ε = ρ + 2√(ρ log(1/δ)) (BS16 Prop. 1.3).
+
+    Parameters
+    ----------
+    rho : float
+        The ρ of ρ-zCDP.
+    delta : float in (0, 1)
+        The δ.
+
+    Returns
+    -------
+    epsilon : float
+        The ε.
+    """
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
@@ -62,7 +86,20 @@ def _cks_log_delta(rho, epsilon):
 
 
 def cks_delta(rho, epsilon):
-    """δ such that ρ-zCDP implies (ε, δ)-DP, by CKS20 Cor. 13 (§7.1)."""
+    """The δ such that ρ-zCDP implies (ε, δ)-DP, by CKS20 Cor. 13 (§7.1).
+
+    Parameters
+    ----------
+    rho : float
+        The ρ of ρ-zCDP.
+    epsilon : float
+        The ε.
+
+    Returns
+    -------
+    delta : float
+        The δ.
+    """
     return math.exp(_cks_log_delta(rho, epsilon))
 
 
@@ -72,6 +109,18 @@ def cks_epsilon(rho, delta):
     Root-finds δ(ε) = δ on [0, ε_simple]; the CKS bound is never worse than the
     simple one, so the bracket is valid. The result is nudged upwards until
     δ(ε) ≤ δ holds exactly, so it never under-reports.
+
+    Parameters
+    ----------
+    rho : float
+        The ρ of ρ-zCDP.
+    delta : float in (0, 1)
+        The δ.
+
+    Returns
+    -------
+    epsilon : float
+        The ε.
     """
     if rho == 0.0:
         return 0.0
@@ -93,6 +142,18 @@ def zcdp_from_approx_dp(epsilon, delta):
     δ(ρ, ε) is increasing in ρ, so bisection applies. The simple bound gives a
     feasible starting point ρ₀ = (√(log(1/δ)+ε) − √log(1/δ))². The result is
     nudged downwards until δ(ρ, ε) ≤ δ holds exactly.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε.
+    delta : float in (0, 1)
+        The δ.
+
+    Returns
+    -------
+    rho : float
+        The largest ρ.
     """
     log_target = math.log(delta)
     log_inv = math.log(1.0 / delta)
@@ -116,6 +177,18 @@ def gaussian_epsilon(rho, delta):
     Valid only for GaussianCovariance, SeparateCovariance (Gaussian version) and
     ProjectionCovariance; **not** for anything containing a pure-DP part (SVT,
     PrivRadius, the exponential mechanism), for which use :func:`cks_epsilon`.
+
+    Parameters
+    ----------
+    rho : float
+        The total ρ of the Gaussian mechanisms.
+    delta : float in (0, 1)
+        The δ.
+
+    Returns
+    -------
+    epsilon : float
+        The ε.
     """
     if rho == 0.0:
         return 0.0

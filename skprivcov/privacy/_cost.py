@@ -39,7 +39,7 @@ class PrivacyCost:
     notion : {"pure", "zcdp", "renyi"}
         The privacy notion the guarantee is stated in.
     parameter : float or None
-        ε for ``"pure"``, ρ for ``"zcdp"``; finite and non-negative. None for
+        The ε for ``"pure"``, ρ for ``"zcdp"``; finite and non-negative. None for
         ``"renyi"``.
     reference_delta : float or None, default=None
         For a zCDP cost calibrated from an (ε, δ) target: that δ, so that
@@ -62,6 +62,11 @@ class PrivacyCost:
         (ε, δ)-DP it implies by the Canonne–Kamath–Steinke conversion; else None.
     delta : float or None
         0 for a pure cost, the reference δ for a zCDP cost (or None).
+
+    See Also
+    --------
+    PrivacyAccountant : Spends costs from a budget.
+    BudgetPart : A step of a mechanism and its cost.
 
     Examples
     --------
@@ -133,24 +138,66 @@ class PrivacyCost:
 
     @classmethod
     def pure(cls, epsilon):
-        """A pure ε-DP cost."""
+        """A pure ε-DP cost.
+
+        Parameters
+        ----------
+        epsilon : float
+            The ε ≥ 0.
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The cost.
+        """
         return cls("pure", epsilon)
 
     @classmethod
     def zcdp(cls, rho, *, reference_delta=None):
-        """A ρ-zCDP cost, optionally reported as (ε, δ) at ``reference_delta``."""
+        """A ρ-zCDP cost, optionally reported as (ε, δ) at ``reference_delta``.
+
+        Parameters
+        ----------
+        rho : float
+            The ρ ≥ 0.
+        reference_delta : float or None, default=None
+            The δ at which :attr:`epsilon` reports the cost.
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The cost.
+        """
         return cls("zcdp", rho, reference_delta)
 
     @classmethod
     def renyi(cls, curve, *, reference_delta=None):
-        """A Rényi-DP cost: ``curve[i]`` is ε(λ) at ``RENYI_ORDERS[i]``."""
+        """A Rényi-DP cost: ``curve[i]`` is ε(λ) at ``RENYI_ORDERS[i]``.
+
+        Parameters
+        ----------
+        curve : sequence of float
+            The ε(λ) at each order of ``RENYI_ORDERS``.
+        reference_delta : float or None, default=None
+            The δ at which :attr:`epsilon` reports the cost.
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The cost.
+        """
         return cls("renyi", None, reference_delta, curve=tuple(curve))
 
     def rdp(self):
-        """ε(λ) at every order of ``RENYI_ORDERS``, as an array (§14).
+        """The curve ε(λ) at every order of ``RENYI_ORDERS``, as an array (§14).
 
         ρλ for a zCDP cost, the sharp curve of pure ε-DP for a pure cost
         (docs/algorithms.rst §7.3), the stored curve for a Rényi cost.
+
+        Returns
+        -------
+        curve : ndarray of shape (n_orders,)
+            The ε(λ).
         """
         if self.notion == "renyi":
             return np.array(self.curve)
@@ -159,7 +206,18 @@ class PrivacyCost:
         return pure_curve(self.parameter)
 
     def with_caveats(self, caveats):
-        """The same cost with ``caveats`` added to its own."""
+        """The same cost with ``caveats`` added to its own.
+
+        Parameters
+        ----------
+        caveats : iterable of str
+            Codes of the caveats (keys of :data:`skprivcov.privacy.CAVEATS`).
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The cost with the caveats.
+        """
         return replace(self, caveats=(*self.caveats, *caveats))
 
     @classmethod
@@ -195,6 +253,16 @@ class PrivacyCost:
         implied ε²/2-zCDP would give more whenever log(1/δ) > 1/2). A Rényi
         cost uses the same conversion over its grid of orders (CKS20 Prop. 12,
         §14).
+
+        Parameters
+        ----------
+        delta : float in (0, 1)
+            The δ.
+
+        Returns
+        -------
+        epsilon : float
+            The ε.
         """
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
@@ -209,6 +277,16 @@ class PrivacyCost:
 
         Used to split a budget into the parts of a composed mechanism; the parts
         add back up to the whole. A Rényi curve has no parameter to split.
+
+        Parameters
+        ----------
+        fraction : float
+            The factor of the parameter.
+
+        Returns
+        -------
+        cost : PrivacyCost
+            The scaled cost.
         """
         if self.notion == "renyi":
             raise ValueError("A Rényi cost cannot be split into parts.")

@@ -108,7 +108,45 @@ class Totals(NamedTuple):
 
 
 class SpendRecord(NamedTuple):
-    """One line of a ledger's history."""
+    """One line of a ledger's history.
+
+    Returned by :meth:`PrivacyAccountant.history`, oldest first; a record is written
+    once, by one spend, and never changed.
+
+    Parameters
+    ----------
+    id : int
+        The record's number in the ledger.
+    created_at : str
+        When it was recorded (ISO 8601, UTC).
+    notion : {"pure", "zcdp", "renyi"}
+        The notion of the cost.
+    parameter : float or None
+        The ε or ρ of the cost; None for a Rényi curve.
+    source : str
+        Who spent (an estimator's class name).
+    details : dict
+        Public facts recorded with the spend.
+    process : int
+        The id of the process that spent.
+    caveats : tuple of str, default=()
+        The caveats of the cost.
+    curve : tuple of float, default=()
+        A Rényi spend's ε(λ) at ``RENYI_ORDERS``.
+
+    See Also
+    --------
+    PrivacyAccountant.history : The records of an accountant.
+
+    Examples
+    --------
+    >>> from skprivcov import PrivacyAccountant, PrivacyCost
+    >>> accountant = PrivacyAccountant(rho=1.0)
+    >>> _ = accountant.spend(PrivacyCost.zcdp(0.25), source="example")
+    >>> record = accountant.history()[0]
+    >>> record.notion, record.parameter, record.source
+    ('zcdp', 0.25, 'example')
+    """
 
     id: int
     created_at: str

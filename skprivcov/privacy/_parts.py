@@ -23,6 +23,19 @@ class BudgetPart(NamedTuple):
         What the part buys, e.g. ``"eigenvalues"`` or ``"noisy matrix"``.
     cost : PrivacyCost
         What that step spends.
+
+    See Also
+    --------
+    compose_parts : The composition of parts.
+    skprivcov.mechanisms.split_budget : Splits a budget into parts.
+
+    Examples
+    --------
+    >>> from skprivcov.privacy import BudgetPart, PrivacyCost, compose_parts
+    >>> parts = [BudgetPart("eigenvalues", PrivacyCost.zcdp(0.05)),
+    ...          BudgetPart("noisy matrix", PrivacyCost.zcdp(0.05))]
+    >>> print(compose_parts(parts))
+    0.1-zCDP
     """
 
     step: str
@@ -38,24 +51,31 @@ def compose_parts(parts):
     Parameters
     ----------
     parts : iterable of BudgetPart
+        The parts.
 
     Returns
     -------
     cost : PrivacyCost
+        The sum of their costs.
     """
     return sum((part.cost for part in parts), PrivacyCost.zero())
 
 
 def check_within(spent, allowed):
-    """Raise if ``spent`` is not within ``allowed`` (same notion, parameter at
-    most ``allowed``'s up to rounding, no caveat that ``allowed`` lacks).
+    """Raise if ``spent`` is not within ``allowed``.
+
+    Within: the same notion, a parameter at most ``allowed``'s up to rounding, no caveat
+    that ``allowed`` lacks.
 
     A mechanism that spends more than its budget is a bug, caught before any
     release is stored.
 
     Parameters
     ----------
-    spent, allowed : PrivacyCost
+    spent : PrivacyCost
+        What a mechanism spent.
+    allowed : PrivacyCost
+        Its budget.
 
     Raises
     ------

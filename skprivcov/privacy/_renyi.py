@@ -93,6 +93,20 @@ def rdp_epsilon(curve, delta, orders=None):
 
     ε = min_λ ε(λ) + (λ·log(1 − 1/λ) − log(λ − 1) − log δ) / (λ − 1), over the
     grid; the conversion of §7.1 is its zCDP case.
+
+    Parameters
+    ----------
+    curve : array-like
+        The ε(λ) at the orders.
+    delta : float in (0, 1)
+        The δ.
+    orders : array-like, default=None
+        The orders λ; None for ``RENYI_ORDERS``.
+
+    Returns
+    -------
+    epsilon : float
+        The ε.
     """
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
@@ -109,6 +123,18 @@ def expected_runs(eta, gamma):
 
     η(1 − γ) / (γ(1 − γ^η)) for η > 0 (1/γ for the geometric η = 1), and
     (1/γ − 1) / log(1/γ) for the logarithmic η = 0.
+
+    Parameters
+    ----------
+    eta : float >= 0
+        The TNB shape η.
+    gamma : float in (0, 1)
+        The TNB parameter γ.
+
+    Returns
+    -------
+    mean : float
+        E[K].
     """
     _check_stopping(eta, gamma)
     if eta == 0.0:
@@ -148,14 +174,21 @@ def repeat_and_select_curve(orders, curve, *, eta, gamma, rho=None):
 
     Parameters
     ----------
-    orders, curve : array-like
-        One run's curve at the grid of orders.
+    orders : array-like
+        The grid of orders λ.
+    curve : array-like
+        One run's curve ε(λ) at the orders.
     eta : float >= 0
         The TNB shape (1: geometric, Liu & Talwar; 0: logarithmic).
     gamma : float in (0, 1)
         The TNB parameter; E[K] grows like 1/γ.
     rho : float or None
         When every run is ρ-zCDP, its ρ, for the exact inner minimum.
+
+    Returns
+    -------
+    curve : ndarray
+        The curve ε'(λ) of the best of K runs, at the orders.
     """
     lam = _orders(orders)
     curve = np.asarray(curve, dtype=np.float64)

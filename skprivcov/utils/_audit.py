@@ -58,8 +58,26 @@ class AuditResult(NamedTuple):
 
 
 def clopper_pearson(successes, trials, alpha):
-    """Exact two-sided (1 − alpha) Clopper–Pearson interval for a binomial p,
-    vectorised over ``successes``."""
+    """Exact two-sided (1 − alpha) Clopper–Pearson interval for a binomial p.
+
+    Vectorised over ``successes``.
+
+    Parameters
+    ----------
+    successes : int or array-like of int
+        The numbers of successes.
+    trials : int
+        The number of trials.
+    alpha : float in (0, 1)
+        One minus the confidence level.
+
+    Returns
+    -------
+    low : ndarray
+        The lower ends of the intervals.
+    high : ndarray
+        The upper ends.
+    """
     successes = np.asarray(successes, dtype=float)
     with np.errstate(invalid="ignore"):
         low = stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
