@@ -5,7 +5,14 @@ Nothing here needs a network connection: no intersphinx, no remote thumbnails,
 no binder links. sphinx-gallery runs every ``examples/plot_*.py``.
 """
 
+import sys
+from pathlib import Path
+
 import skprivcov
+
+# docs/_ext: registry_api, the API reference's list of covariance estimators
+# made from the registry (docs/api.rst).
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "skprivcov"
 author = "the skprivcov developers"
@@ -19,6 +26,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "registry_api",
 ]
 
 root_doc = "index"

@@ -100,16 +100,6 @@ def _resolve(path):
 
 PUBLIC_OBJECTS = _public_objects()
 
-# Docstrings of modules being edited elsewhere (skprivcov/utils/_registry.py,
-# _discovery.py), to be fixed there; strict, so an entry must go once fixed.
-KNOWN_ERRORS = frozenset(
-    {
-        "skprivcov.utils.RegistryEntry",
-        "skprivcov.utils.RegistryEntry.make",
-        "skprivcov.utils.all_estimators",
-    }
-)
-
 
 def _filter_errors(errors, kind):
     """scikit-learn's filter_errors, with the member's kind known."""
@@ -152,17 +142,7 @@ def test_public_api_found():
 
 @pytest.mark.parametrize(
     "path, kind",
-    [
-        pytest.param(
-            path,
-            kind,
-            id=path,
-            marks=[pytest.mark.xfail(strict=True, reason="fixed elsewhere")]
-            if path in KNOWN_ERRORS
-            else [],
-        )
-        for path, kind in PUBLIC_OBJECTS
-    ],
+    [pytest.param(path, kind, id=path) for path, kind in PUBLIC_OBJECTS],
 )
 def test_docstring(path, kind):
     """numpydoc finds no error outside scikit-learn's ignored codes."""

@@ -11,8 +11,9 @@ __all__ = ["all_estimators"]
 
 
 def all_estimators():
-    """All public, concrete skprivcov estimators (not the searches of
-    ``skprivcov.model_selection``, which wrap one).
+    """All public, concrete skprivcov estimators.
+
+    Not the searches of ``skprivcov.model_selection``, which wrap one.
 
     Returns
     -------

@@ -95,6 +95,11 @@ class AuditSpec:
 class RegistryEntry:
     """One estimator and what the rest of the library needs to know of it.
 
+    The registry (:func:`registry`) holds one entry per public estimator; the
+    common tests, the threat-model tests, the noise calibration, the release
+    digests, the command line, the demo and the audits read their lists of
+    estimators and variants from it (docs/developers.rst, "The registry").
+
     Parameters
     ----------
     estimator : type
@@ -109,10 +114,24 @@ class RegistryEntry:
     audits : dict
         Name → AuditSpec: the empirical audits of its claim.
     expected_failed_checks : dict
-        scikit-learn check → why the estimator is expected to fail it.
+        A scikit-learn check → why the estimator is expected to fail it.
     published : dict
         Fitted attribute → why a fit may publish it (§13.1); by default
         ``RELEASE_ATTRIBUTES``, what every covariance estimator publishes.
+
+    See Also
+    --------
+    registry : Every entry, by estimator name.
+    instances : Fresh instances of every registered variant.
+
+    Examples
+    --------
+    >>> from skprivcov.utils import registry
+    >>> entry = registry()["GaussianCovariance"]
+    >>> entry.name, next(iter(entry.variants))
+    ('GaussianCovariance', 'default')
+    >>> entry.make(rho=0.5).rho
+    0.5
     """
 
     estimator: type
@@ -132,6 +151,18 @@ class RegistryEntry:
 
         Cloned, so that an estimator given as a parameter (a ridge model's
         covariance estimator) is never shared between two instances.
+
+        Parameters
+        ----------
+        variant : str, default="default"
+            The name of a variant (a key of ``variants``).
+        **params : dict
+            Parameters set on top of the variant's.
+
+        Returns
+        -------
+        estimator : estimator instance
+            The new, unfitted estimator.
         """
         return clone(self.estimator(**{**self.variants[variant], **params}))
 
