@@ -226,7 +226,7 @@ def test_sensitivities_hold_under_adversarial_search(pairs):
 
     for which, bound in (("moment", math.sqrt(2.0)), ("mean", 2.0)):
         best = 0.0
-        for _ in range(40):
+        for _ in range(12):  # restarts from 0.1 to 1000 times the rows' scale
             x0 = rng.normal(size=d) * 10.0 ** rng.uniform(-1, 3)
             result = minimize(gap, x0, args=(which,), method="Nelder-Mead")
             best = max(best, -result.fun)

@@ -35,7 +35,8 @@ def _upper_l1(x, y):
     [
         1,
         2,
-        3,
+        # d = 3: twelve Nelder-Mead searches, about 3 s.
+        pytest.param(3, marks=pytest.mark.slow),
         pytest.param(5, marks=pytest.mark.slow),
         pytest.param(12, marks=pytest.mark.slow),
     ],

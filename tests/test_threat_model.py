@@ -440,6 +440,17 @@ def _bad_inputs():
     }
 
 
+_FITTED = {}
+
+
+def _fitted_on_unit_rows(name, estimator):
+    """One fit of each variant on clean rows, shared by the bad-input cases
+    below (which only call its score, predict or transform)."""
+    if name not in _FITTED:
+        _FITTED[name] = _fit(clone(estimator), _unit_rows())
+    return _FITTED[name]
+
+
 def _messages(call):
     """The text of whatever ``call`` raises or warns."""
     raised, warned = observe(call)
@@ -464,7 +475,7 @@ def test_no_message_contains_a_data_value(name, estimator, case):
     else:
         messages = _messages(lambda: est.fit(X))
     # Data given after a fit (score, predict, transform) is checked the same way.
-    fitted = _fit(clone(estimator), _unit_rows())
+    fitted = _fitted_on_unit_rows(name, estimator)
     for method in ("score", "predict", "transform"):
         if hasattr(fitted, method):
             messages += _messages(lambda m=method: getattr(fitted, m)(X))
