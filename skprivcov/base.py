@@ -56,14 +56,14 @@ __all__ = [
 class Release(NamedTuple):
     """What an estimator's mechanism hands back to the fit: the one protocol.
 
-    The fit scales it, post-processes it and checks its parts against the budget charged
-    (docs/algorithms.rst §13.2).
+    The fit scales it, post-processes it and checks its parts against the
+    budget charged (docs/algorithms.rst §13.2).
 
     Parameters
     ----------
     matrix : ndarray of shape (n_columns, n_columns)
         The release at unit scale (rows scaled into the unit ball by
-        ``scale``); the fit multiplies it by ``scale``².
+        ``scale``); the fit multiplies it by the square of ``scale``.
     parts : tuple of BudgetPart
         The parts of the budget spent, from the mechanism's split
         (``skprivcov.mechanisms.SPLITS``); public.

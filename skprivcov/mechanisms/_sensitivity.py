@@ -158,7 +158,7 @@ def class_squares_sensitivity(n_samples, notion):
     x⊙x ≥ 0 and ‖x⊙x‖₁ = ‖x‖² ≤ 1, ‖x⊙x‖₂² = ‖x‖₄⁴ ≤ ‖x‖⁴ ≤ 1. A change of
     class moves two blocks by −x⊙x and +y⊙y: ℓ1 ≤ 2, ℓ2 ≤ √2. Within a block
     (and for the pooled sum, always) the change is y⊙y − x⊙x, whose entries
-    satisfy |y_j² − x_j²| ≤ max(x_j², y_j²) ≤ x_j² + y_j²: ℓ1 ≤ 2, ℓ2² ≤
+    satisfy abs(y_j² − x_j²) ≤ max(x_j², y_j²) ≤ x_j² + y_j²: ℓ1 ≤ 2, ℓ2² ≤
     ‖x‖₄⁴ + ‖y‖₄⁴ ≤ 2. Both attained by x = e_1, y = e_2: Δ₁ = 2/n,
     Δ₂ = √2/n, whatever d.
 

@@ -51,11 +51,12 @@ POSITIVE_PART = 2.0
 def shrinkage_factor(centred):
     """The factor ν of the sensitivity of ⟨R, C⟩ (§3.9a).
 
-    ν with |⟨R, ΔC⟩| ≤ ‖R‖_op·ν/n for a PSD R under replace-one of unit-ball rows: 1 for
-    the second moment (⟨R, x'x'ᵀ − xxᵀ⟩/n is a difference of two values in [0,
-    ‖R‖_op]/n), 4 for the covariance S − μμᵀ (n·⟨R, ΔC⟩ = ‖x' − μ‖_R² − ‖x − μ‖_R² − ‖x'
-    − x‖_R²/n, the first term in [0, 4‖R‖_op] and the other two together in [−4‖R‖_op,
-    0], since ‖x' − μ‖ ≤ 2 and ‖x − μ‖ ≤ 2(1 − 1/n)).
+    ν with abs(⟨R, ΔC⟩) ≤ ‖R‖_op·ν/n for a PSD R under replace-one of
+    unit-ball rows: 1 for the second moment (⟨R, x'x'ᵀ − xxᵀ⟩/n is a
+    difference of two values in [0, ‖R‖_op]/n), 4 for the covariance S − μμᵀ
+    (n·⟨R, ΔC⟩ = ‖x' − μ‖_R² − ‖x − μ‖_R² − ‖x' − x‖_R²/n, the first term in
+    [0, 4‖R‖_op] and the other two together in [−4‖R‖_op, 0], since
+    ‖x' − μ‖ ≤ 2 and ‖x − μ‖ ≤ 2(1 − 1/n)).
 
     Parameters
     ----------
