@@ -137,7 +137,14 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             X, y, bound, budget, rng, box=box, centre=centre
         )
         parts = (*parts, *release_parts)
-        check_within(compose_parts(parts), self.fit_cost())
+        try:
+            check_within(compose_parts(parts), self.fit_cost())
+        except Exception:
+            # An overspent release is never kept: the hook has stored the
+            # fitted model, so every fitted attribute goes (a bug otherwise).
+            for name in [name for name in vars(self) if name.endswith("_")]:
+                delattr(self, name)
+            raise
         self.norm_bound_ = bound
         self.privacy_parts_ = parts
         self.privacy_spent_ = self.fit_cost()

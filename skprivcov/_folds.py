@@ -208,6 +208,11 @@ class BaseFoldReleases(BaseEstimator):
             self.y_bound_ = chosen.get("y_bound_", self.y_bound)
         rows, publish = folds.rows(X, y, template, names, target_name)
         releases, estimator = release_folds(template, rows, self.n_folds, seed, publish)
+        # The bounds' parts once (sequential), then every fold's release
+        # spends the same split, in parallel (disjoint rows). Checked before
+        # anything is stored: an overspent release is never kept.
+        parts = (*bound_parts, *estimator.privacy_parts_)
+        check_within(compose_parts(parts), cost)
         self.fold_releases_ = releases
         self.tokens_ = np.empty(len(releases), dtype=object)
         self.tokens_[:] = releases
@@ -217,9 +222,5 @@ class BaseFoldReleases(BaseEstimator):
             source=f"{self.n_folds} disjoint fold releases by {releases[0].source}",
         )
         self.privacy_spent_ = cost
-        # The bounds' parts once (sequential), then every fold's release
-        # spends the same split, in parallel (disjoint rows).
-        parts = (*bound_parts, *estimator.privacy_parts_)
-        check_within(compose_parts(parts), cost)
         self.privacy_parts_ = parts
         return self

@@ -60,7 +60,6 @@ from skprivcov.mechanisms._nuclear import (
     nuclear_laplace_noise,
     sample_normalised_spectrum,
 )
-from skprivcov.mechanisms._planted import planted_scale
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
     project_l1_ball,
@@ -159,7 +158,6 @@ __all__ = [
     "nuclear_laplace_noise",
     "per_class_sums_l1_sensitivity",
     "plain_scale",
-    "planted_scale",
     "private_box",
     "private_norm_bound",
     "private_quantile",

@@ -208,9 +208,7 @@ def noisy_eigenvalues(values, n_samples, budget, rng, *, n_columns=None):
     Returns
     -------
     noisy : ndarray of shape (k,)
-        Λ plus the noise.
-    parts : tuple of BudgetPart
-        The parts of the budget spent.
+        Λ plus the noise (the whole ``budget`` spent).
     """
     d = values.size if n_columns is None else n_columns
     error = eigenvalue_error_bound(n_samples, d)

@@ -323,7 +323,7 @@ def private_box(counts, grid, quantiles, n_samples, epsilon, rng, beta=_MARGIN_B
     n_samples : int
         The number of rows n (public).
     epsilon : float
-        The ε of each quantile.
+        The ε of each quantile: the box costs 2ε in all (basic composition).
     rng : numpy.random.Generator
         The only source of noise.
     beta : float, default=0.05

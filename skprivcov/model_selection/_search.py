@@ -112,9 +112,9 @@ class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
     >>> from skprivcov.model_selection import GridSearchCV
     >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(600, 2))
     >>> accountant = PrivacyAccountant(rho=1.0)
-    >>> estimator = GaussianCovariance(
-    ...     rho=0.1, norm_bound=1.0, accountant=accountant, random_state=0
-    ... )
+    >>> # No random_state: with a seed every fold's fit would draw the same
+    >>> # noise (docs/threat_model.rst, "No two releases share noise").
+    >>> estimator = GaussianCovariance(rho=0.1, norm_bound=1.0, accountant=accountant)
     >>> grid = {"projection": ["psd-trace", None]}
     >>> search = GridSearchCV(estimator, grid, cv=3).fit(X)
     >>> search.search_cost_.n_fits  # 2 candidates × 3 folds, and the refit
@@ -173,7 +173,7 @@ class RandomizedSearchCV(_CheckedSearchMixin, model_selection.RandomizedSearchCV
     >>> from skprivcov import GaussianCovariance
     >>> from skprivcov.model_selection import RandomizedSearchCV
     >>> X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(600, 2))
-    >>> estimator = GaussianCovariance(rho=0.1, norm_bound=1.0, random_state=0)
+    >>> estimator = GaussianCovariance(rho=0.1, norm_bound=1.0)
     >>> grid = {"projection": ["psd-trace", None]}
     >>> search = RandomizedSearchCV(
     ...     estimator, grid, n_iter=2, cv=3, random_state=0

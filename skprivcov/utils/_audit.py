@@ -24,7 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy import stats
 
-from skprivcov.mechanisms import planted_scale
+from skprivcov.mechanisms.testing import planted_scale
 
 __all__ = [
     "AUDIT_CASES",
