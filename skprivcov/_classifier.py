@@ -26,7 +26,8 @@ from skprivcov._class_blocks import (
 )
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric
-from skprivcov.privacy import PrivacyCost, check_within, compose_parts, resolve_budget
+from skprivcov.base import estimator_budget
+from skprivcov.privacy import PrivacyCost, check_within, compose_parts
 
 __all__ = ["BasePrivateClassifier"]
 
@@ -59,14 +60,7 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             The budget given by ``rho``, ``epsilon`` and ``delta`` (or the
             default, ρ = 0.1).
         """
-        return resolve_budget(
-            rho=self.rho,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            notions=self._notions,
-            default=self._default_budget,
-            owner=type(self).__name__,
-        )
+        return estimator_budget(self)
 
     def _check_classes(self, n_classes, n_features):
         """Checks of parameters against the number of classes: on the public
@@ -117,7 +111,7 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             The fitted classifier.
         """
-        budget = self.fit_cost()
+        budget = cost = self.fit_cost()
         X, y, public_classes = check_labels_public(self, X, y)
         box = check_feature_bounds(self.feature_bounds, X.shape[1])
         if public_classes is not None:
@@ -138,7 +132,7 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
         parts = (*parts, *release_parts)
         try:
-            check_within(compose_parts(parts), self.fit_cost())
+            check_within(compose_parts(parts), cost)
         except Exception:
             # An overspent release is never kept: the hook has stored the
             # fitted model, so every fitted attribute goes (a bug otherwise).
@@ -147,5 +141,5 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             raise
         self.norm_bound_ = bound
         self.privacy_parts_ = parts
-        self.privacy_spent_ = self.fit_cost()
+        self.privacy_spent_ = cost
         return self

@@ -41,6 +41,7 @@ __all__ = [
     "SHARE",
     "SHARE_RANGE",
     "BoundRange",
+    "is_auto",
 ]
 
 BUDGET_RANGE = (1e-30, 1e30)
@@ -103,3 +104,9 @@ NONFINITE = [StrOptions(set(NONFINITE_RULES))]
 PROJECTION = [StrOptions({"psd-trace"}), None]
 # How additive noise is drawn (docs/algorithms.rst §17).
 NOISE = [StrOptions({"hardened", "float"})]
+
+
+def is_auto(value):
+    """Whether a bound parameter asks for a private bound: the string "auto"
+    (never compared with ``==`` on an array or a tuple)."""
+    return isinstance(value, str) and value == "auto"

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from skprivcov._constraints import is_auto
 from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._random import bounds_generator, release_generator
 from skprivcov._validation import as_numeric, check_public
@@ -26,16 +27,10 @@ from skprivcov.privacy import check_within, compose_parts
 __all__ = [
     "BaseFoldReleases",
     "UnsupervisedFolds",
-    "is_auto",
     "leave_one_fold_out",
     "pool_releases",
     "release_folds",
 ]
-
-
-def is_auto(bound):
-    """Whether a bound parameter asks for a private bound ("auto")."""
-    return isinstance(bound, str) and bound == "auto"
 
 
 def release_folds(template, rows, n_folds, random_state, publish):

@@ -27,6 +27,7 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._clipped_data import ClippedData
+from skprivcov._constraints import is_auto
 from skprivcov._random import seed_description
 from skprivcov._validation import check_input, check_public
 from skprivcov.mechanisms import (
@@ -35,6 +36,7 @@ from skprivcov.mechanisms import (
     noise_level,
     split_budget,
 )
+from skprivcov.privacy import resolve_budget
 
 __all__ = [
     "ClippedData",
@@ -47,6 +49,7 @@ __all__ = [
     "charge",
     "describe",
     "eigenvalue_floor",
+    "estimator_budget",
     "floored_inverse",
     "is_private_bound",
     "public_parameters",
@@ -175,7 +178,7 @@ def is_private_bound(norm_bound):
     private : bool
         True for "auto" or a range.
     """
-    return isinstance(norm_bound, tuple) or norm_bound == "auto"
+    return isinstance(norm_bound, tuple) or is_auto(norm_bound)
 
 
 def bound_range(norm_bound):
@@ -260,6 +263,35 @@ def budget_parameters(cost):
     if cost.notion == "zcdp":
         return {"rho": cost.parameter, "epsilon": None, "delta": None}
     return {"epsilon": cost.parameter, "rho": None, "delta": None}
+
+
+def estimator_budget(estimator):
+    """The budget one fit of ``estimator`` spends, from its parameters alone.
+
+    ``rho``, ``epsilon`` and ``delta`` by the budget rule
+    (:func:`skprivcov.privacy.resolve_budget`), among the notions the
+    estimator offers (``_notions``), or its ``_default_budget`` when none is
+    given; no data is read.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A private estimator with ``rho``, ``epsilon`` and ``delta`` parameters
+        and the class attributes ``_notions`` and ``_default_budget``.
+
+    Returns
+    -------
+    cost : PrivacyCost
+        The budget of one fit.
+    """
+    return resolve_budget(
+        rho=estimator.rho,
+        epsilon=estimator.epsilon,
+        delta=estimator.delta,
+        notions=estimator._notions,
+        default=estimator._default_budget,
+        owner=type(estimator).__name__,
+    )
 
 
 def charge(accountant, cost, owner, **details):

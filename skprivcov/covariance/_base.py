@@ -32,6 +32,7 @@ from skprivcov.base import (
     bound_quantile,
     bound_range,
     eigenvalue_floor,
+    estimator_budget,
     is_private_bound,
 )
 from skprivcov.mechanisms import (
@@ -44,7 +45,6 @@ from skprivcov.privacy import (
     PrivacyCost,
     check_within,
     compose_parts,
-    resolve_budget,
 )
 
 __all__ = ["BasePrivateCovariance"]
@@ -137,15 +137,7 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         return self._resolve_budget()
 
     def _resolve_budget(self):
-        budget = resolve_budget(
-            rho=self.rho,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            notions=self._notions,
-            default=self._default_budget,
-            owner=type(self).__name__,
-        )
-        return budget.with_caveats(self._caveats)
+        return estimator_budget(self).with_caveats(self._caveats)
 
     def _check_parameters(self, X):
         """Checks of parameter combinations (and of parameters against the

@@ -6,7 +6,7 @@ The procedure itself is ``skprivcov._folds.BaseFoldReleases._release``; this is
 its supervised strategy, kept with the rows it bounds.
 """
 
-from skprivcov._folds import is_auto
+from skprivcov._constraints import is_auto
 from skprivcov._validation import as_numeric, check_target
 from skprivcov.linear_model._base import release_estimator
 from skprivcov.linear_model._private_bounds import choose_bounds, release_budget

@@ -25,6 +25,7 @@ import numpy as np
 from scipy import sparse
 
 from skprivcov._clipping import canonical_sparse
+from skprivcov._constraints import is_auto
 from skprivcov._stats import _refuse_nonfinite, feature_counts
 from skprivcov.mechanisms import (
     additive_noise,
@@ -58,22 +59,18 @@ TARGET_BETA = 1e-3
 _MEAN_BOX_BETA = 1e-6
 
 
-def _auto(bound):
-    return isinstance(bound, str) and bound == "auto"
-
-
 def release_budget(cost, X_norm_bound, y_bound):
     """(the parts the auto bounds spend, the budget left for the release):
     ``SPLITS["ridge bounds auto"]`` (§18.5)."""
     parts = split_budget(
-        "ridge bounds auto", cost, X_auto=_auto(X_norm_bound), y_auto=_auto(y_bound)
+        "ridge bounds auto", cost, X_auto=is_auto(X_norm_bound), y_auto=is_auto(y_bound)
     )
     return parts[:-1], parts[-1].cost
 
 
 def mean_budget(cost, y_bound):
     """The parts of the fallback (``SPLITS["ridge mean"]``, §18.5)."""
-    return split_budget("ridge mean", cost, y_auto=_auto(y_bound))
+    return split_budget("ridge mean", cost, y_auto=is_auto(y_bound))
 
 
 def _box_epsilon(cost, n_features):
@@ -116,7 +113,7 @@ def choose_bounds(X, y, parts, X_norm_bound, y_bound, *, nonfinite, rng, centred
     y_bound : float or (lower, upper)
     """
     spent = {part.step: part.cost for part in parts}
-    if _auto(X_norm_bound):
+    if is_auto(X_norm_bound):
         n_samples, n_features = X.shape
         grid = signed_grid()
         # 2d quantiles on the same rows compose (§18.1): 1/(2d) each.
@@ -133,7 +130,7 @@ def choose_bounds(X, y, parts, X_norm_bound, y_bound, *, nonfinite, rng, centred
             upper = np.maximum(np.abs(lower), np.abs(upper))
             lower = -upper
         X_norm_bound = (lower, upper)
-    if _auto(y_bound):
+    if is_auto(y_bound):
         y_bound = _target_box(y, spent["y bound"], rng, nonfinite, beta=TARGET_BETA)
     return X_norm_bound, y_bound
 
@@ -212,7 +209,7 @@ def private_target_mean(y, parts, y_bound, *, rng, finite=None, nonfinite="raise
         finite = np.isfinite(y)
     _refuse_nonfinite(int(np.count_nonzero(~finite)), nonfinite)
     y = np.where(finite, y, 0.0)
-    if _auto(y_bound):
+    if is_auto(y_bound):
         lower, upper = _target_box(
             y, spent["y bound"], rng, "raise", beta=_MEAN_BOX_BETA
         )

@@ -601,15 +601,8 @@ default=None
         release = as_release(self.covariance)
         for stale in ("estimator_", "feature_names_in_", "X_norm_bound_", "y_bound_"):
             self.__dict__.pop(stale, None)  # from an earlier fit
-        target = _column_index(
-            release, -1 if self.target is None else self.target, "target"
-        )
-        if self.features is None:
-            features = [j for j in range(release.n_columns) if j != target]
-        else:
-            features = [
-                _column_index(release, column, "feature") for column in self.features
-            ]
+        features, target = self._columns(release)
+        if self.features is not None:
             if not features or len(set(features)) != len(features):
                 raise ValueError(
                     f"features must be distinct columns, got {self.features!r}."
@@ -692,14 +685,7 @@ default=None
     def _heldout_score(self, release, metric):
         """−(1/n) Σ (y − wᵀx − b)² on the rows behind ``release`` (§8.2), for
         ``metric="neg_mean_squared_error"``: post-processing of the release."""
-        training = self.release_
-        target = _column_index(
-            training, -1 if self.target is None else self.target, "target"
-        )
-        if self.features is None:
-            features = [j for j in range(training.n_columns) if j != target]
-        else:
-            features = [_column_index(training, c, "feature") for c in self.features]
+        features, target = self._columns(self.release_)
         losses = heldout_losses(
             release,
             features,
@@ -708,3 +694,14 @@ default=None
             np.array([self.intercept_], float),
         )
         return -float(losses[0])
+
+    def _columns(self, release):
+        """(feature columns, target column) of ``release`` that ``features``
+        and ``target`` name (all columns but the target by default)."""
+        target = _column_index(
+            release, -1 if self.target is None else self.target, "target"
+        )
+        if self.features is None:
+            return [j for j in range(release.n_columns) if j != target], target
+        columns = [_column_index(release, c, "feature") for c in self.features]
+        return columns, target

@@ -24,7 +24,7 @@ from skprivcov._random import release_generator
 from skprivcov._spark import is_spark_dataframe, spark_refusal
 from skprivcov._stats import feature_counts
 from skprivcov._validation import as_numeric, check_public, check_training_rows
-from skprivcov.base import charge
+from skprivcov.base import charge, estimator_budget
 from skprivcov.mechanisms import NORM_RANGE, private_box, quantile_epsilon, signed_grid
 from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
 from skprivcov.privacy import (
@@ -33,7 +33,6 @@ from skprivcov.privacy import (
     PrivacyCost,
     check_within,
     compose_parts,
-    resolve_budget,
 )
 
 __all__ = ["PrivateFeatureScaler"]
@@ -203,14 +202,7 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         cost : PrivacyCost
             The cost of one fit.
         """
-        return resolve_budget(
-            rho=self.rho,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            notions=self._notions,
-            default=self._default_budget,
-            owner=type(self).__name__,
-        )
+        return estimator_budget(self)
 
     def _check_public_parameters(self):
         """(q_low, q_high, grid) from the public parameters; no data read."""
