@@ -105,7 +105,7 @@ def test_pure_runs_cost_two_plus_eta_epsilon(eta, gamma):
     cost = selection_cost(
         [PrivacyCost.pure(0.3), PrivacyCost.pure(epsilon)], eta=eta, gamma=gamma
     )
-    assert cost == PrivacyCost.pure((2 + eta) * epsilon)
+    assert (cost.notion, cost.parameter) == ("pure", (2 + eta) * epsilon)
     # The formula of §14 with ε(λ) = ε, as λ and λ̂ grow, in dp_accounting
     # and by hand.
     large = np.array([1e9, 1e10])
@@ -193,12 +193,21 @@ def test_the_search_charges_its_announced_cost_once_before_reading():
     (record,) = accountant.history()
     assert record.notion == "renyi" and record.curve == announced.curve
     assert search.privacy_spent_ == announced
+    profile = announced.selection
     assert record.details == {
         "candidates": 3,
         "eta": 1.0,
         "gamma": 0.1,
+        "stopping": "negative_binomial",
         "validation_fraction": None,
         "score_fraction": 0.5,
+        # Written by the ledger from the cost: the profile bound's facts.
+        "selection_profile": {
+            "rho": profile.rho,
+            "epsilon": None,
+            "curve": None,
+            "law": ["negative_binomial", 1.0, 0.1],
+        },
     }
     # A refused search reads nothing and records nothing.
     small = PrivacyAccountant(epsilon=1.0, delta=1e-6)
@@ -531,8 +540,13 @@ def test_pure_candidates_make_a_pure_search():
         random_state=0,
     ).fit(X)
     # 2ε per run (η = 0) of a release at ε = 1 and a score at ε = 1/2.
-    assert search.privacy_spent_ == PrivacyCost.pure(3.0)
-    assert accountant.spent == PrivacyCost.pure(3.0)
+    # Pure, with the candidates and the law of K kept for the profile bound.
+    spent = search.privacy_spent_
+    assert (spent.notion, spent.parameter) == ("pure", 3.0)
+    assert spent.selection is not None
+    # The ledger's one record keeps the selection's profile (§22).
+    assert (accountant.spent.notion, accountant.spent.parameter) == ("pure", 3.0)
+    assert accountant.spent.selection == spent.selection
     heldout = PrivateRandomSearch(
         LaplaceCovariance(epsilon=1.0),
         {"norm_bound": [0.5, 1.0]},
@@ -540,7 +554,7 @@ def test_pure_candidates_make_a_pure_search():
         validation_fraction=0.3,
     )
     # Disjoint rows: a run costs the larger of release and score (parallel).
-    assert heldout.cost() == PrivacyCost.pure(2.0)
+    assert (heldout.cost().notion, heldout.cost().parameter) == ("pure", 2.0)
 
 
 @pytest.mark.slow  # long (utility, subprocess or optimiser): CI runs it
@@ -716,8 +730,8 @@ def test_an_audit_of_the_selection_stays_under_its_claim_and_catches_one_runs_co
     second = best_bits(D_prime, range(n_releases, 2 * n_releases))
     bound = epsilon_lower_bound(first, second, delta=0.0)
     claimed = selection_cost([PrivacyCost.pure(1.0)], eta=1.0, gamma=0.05)
-    assert claimed == PrivacyCost.pure(3.0)
-    assert bound <= claimed.parameter
+    assert (claimed.notion, claimed.parameter) == ("pure", 3.0)
+    assert bound <= claimed.to_approx_dp(1e-9) <= claimed.parameter
     assert bound > 1.0  # a search recorded at one run's cost would be caught
 
 

@@ -27,6 +27,7 @@ from skprivcov.model_selection._selection import (
     draw_runs,
     runs_pmf,
     selection_cost,
+    stopping_law,
 )
 from skprivcov.model_selection._spent import pipeline_spent
 
@@ -46,6 +47,7 @@ __all__ = [
     "runs_pmf",
     "search_cost",
     "selection_cost",
+    "stopping_law",
 ]
 
 # Free sweeps over post-processing (docs/algorithms.rst §14).

@@ -18,11 +18,18 @@ from skprivcov.privacy._exceptions import (
 )
 from skprivcov.privacy._ledger import SpendRecord
 from skprivcov.privacy._parts import BudgetPart, check_within, compose_parts
+from skprivcov.privacy._profiles import (
+    SelectionProfile,
+    StoppingLaw,
+    selection_delta,
+)
 from skprivcov.privacy._renyi import (
     RENYI_ORDERS,
+    envelope_epsilon,
     expected_runs,
     rdp_epsilon,
     repeat_and_select_curve,
+    selection_inner_minimum,
 )
 
 __all__ = [
@@ -33,18 +40,23 @@ __all__ = [
     "BudgetPart",
     "PrivacyAccountant",
     "PrivacyCost",
+    "SelectionProfile",
     "SpendRecord",
+    "StoppingLaw",
     "UnsupportedPrivacyNotionError",
     "bun_steinke_epsilon",
     "check_within",
     "cks_delta",
     "cks_epsilon",
     "compose_parts",
+    "envelope_epsilon",
     "expected_runs",
     "gaussian_epsilon",
     "pure_to_zcdp",
     "rdp_epsilon",
     "repeat_and_select_curve",
     "resolve_budget",
+    "selection_delta",
+    "selection_inner_minimum",
     "zcdp_from_approx_dp",
 ]

@@ -4,7 +4,7 @@ import json
 import math
 import multiprocessing
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from numbers import Real
 
@@ -61,8 +61,20 @@ def _spent_epsilon(totals, delta):
     basic composition (Σε, 0) plus the zCDP spends converted on their own.
     With Rényi records (§14), the same two routes on the curve: everything as
     one curve (zCDP and pure parts as ρλ), or the pure spends by basic
-    composition plus the rest as one curve, each converted by CKS20 Prop. 12.
+    composition plus the rest as one curve, each converted by CKS20 Prop. 12
+    over real orders (§22). A ledger whose one record is a private selection
+    also has the selection's privacy-profile bound (§22).
     """
+    epsilon = _composed_epsilon(totals, delta)
+    if totals.selection is not None and totals.n_records == 1 and epsilon > 0.0:
+        # The ledger's one record is a private selection: its privacy-profile
+        # bound (§22) is a third valid route; composed with anything, only the
+        # curves count.
+        epsilon = min(epsilon, totals.selection.to_approx_dp(delta, epsilon))
+    return epsilon
+
+
+def _composed_epsilon(totals, delta):
     if totals.n_renyi:
         whole = _curve(totals, totals.pure_rho + totals.zcdp_rho)
         rest = _curve(totals, totals.zcdp_rho)
@@ -364,7 +376,9 @@ class PrivacyAccountant:
             return False
         totals = self._ledger.totals()
         for cost in costs:
-            totals = totals.plus(cost.notion, cost.parameter, cost.caveats, cost.curve)
+            totals = totals.plus(
+                cost.notion, cost.parameter, cost.caveats, cost.curve, cost.selection
+            )
         return self._budget.admits(totals)
 
     @staticmethod
@@ -376,6 +390,9 @@ class PrivacyAccountant:
             cost = PrivacyCost.pure(_ceil(totals.pure_epsilon))
         else:
             cost = PrivacyCost.zcdp(_ceil(totals.pure_rho + totals.zcdp_rho))
+        if totals.selection is not None and totals.n_records == 1:
+            # One record, a private selection: it keeps its profile (§22).
+            cost = replace(cost, selection=totals.selection)
         return cost.with_caveats(totals.caveats)
 
     @property

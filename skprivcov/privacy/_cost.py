@@ -7,7 +7,14 @@ import numpy as np
 
 from skprivcov.privacy._caveats import CAVEATS
 from skprivcov.privacy._conversions import cks_epsilon, pure_to_zcdp
-from skprivcov.privacy._renyi import RENYI_ORDERS, pure_curve, rdp_epsilon, zcdp_curve
+from skprivcov.privacy._profiles import SelectionProfile
+from skprivcov.privacy._renyi import (
+    RENYI_ORDERS,
+    envelope_epsilon,
+    pure_curve,
+    rdp_epsilon,
+    zcdp_curve,
+)
 
 __all__ = ["PrivacyCost"]
 
@@ -51,6 +58,16 @@ class PrivacyCost:
         every part.
     curve : tuple of float or None, default=None
         For ``"renyi"``: ε(λ) at each order of ``RENYI_ORDERS``, in order.
+    envelope : tuple of 3 float or None, default=None
+        For ``"renyi"``: (a, b, c) ≥ 0 with ε(λ) ≤ a·λ + b + c/(λ − 1) at
+        every real order λ > 1 (the selection curve of zCDP candidates has
+        this form), so that :meth:`to_approx_dp` converts over all real
+        orders, beyond the stored ones (docs/algorithms.rst §22).
+    selection : SelectionProfile or None, default=None
+        For the cost of a private selection (``"pure"`` or ``"renyi"``): its
+        candidates and law of runs, so that :meth:`to_approx_dp` also bounds
+        it by privacy profiles and reports the smaller ε (§22). Composition
+        keeps the curve and drops this.
 
     Attributes
     ----------
@@ -85,6 +102,8 @@ class PrivacyCost:
     reference_delta: float | None = None
     caveats: tuple = field(default=())
     curve: tuple | None = None
+    envelope: tuple | None = None
+    selection: SelectionProfile | None = None
 
     def __post_init__(self):
         if self.notion not in _NOTIONS:
@@ -95,6 +114,7 @@ class PrivacyCost:
             raise ValueError("Only a 'renyi' cost has a curve.")
         else:
             self._check_parameter()
+        self._check_extras()
         caveats = tuple(sorted(set(self.caveats)))
         for code in caveats:
             if code not in CAVEATS:
@@ -117,6 +137,22 @@ class PrivacyCost:
         object.__setattr__(self, "curve", tuple(float(v) for v in curve))
         if self.reference_delta is not None:
             self._check_reference_delta()
+
+    def _check_extras(self):
+        if self.envelope is not None:
+            if self.notion != "renyi":
+                raise ValueError("Only a 'renyi' cost has an envelope.")
+            envelope = tuple(float(value) for value in self.envelope)
+            if len(envelope) != 3 or not all(
+                math.isfinite(value) and value >= 0.0 for value in envelope
+            ):
+                raise ValueError("An envelope is three finite numbers >= 0.")
+            object.__setattr__(self, "envelope", envelope)
+        if self.selection is not None:
+            if self.notion == "zcdp":
+                raise ValueError("A zCDP cost is not the cost of a selection.")
+            if not isinstance(self.selection, SelectionProfile):
+                raise ValueError("selection must be a SelectionProfile.")
 
     def _check_reference_delta(self):
         if not 0.0 < self.reference_delta < 1.0:
@@ -171,7 +207,7 @@ class PrivacyCost:
         return cls("zcdp", rho, reference_delta)
 
     @classmethod
-    def renyi(cls, curve, *, reference_delta=None):
+    def renyi(cls, curve, *, reference_delta=None, envelope=None):
         """A Rényi-DP cost: ``curve[i]`` is ε(λ) at ``RENYI_ORDERS[i]``.
 
         Parameters
@@ -180,13 +216,18 @@ class PrivacyCost:
             The ε(λ) at each order of ``RENYI_ORDERS``.
         reference_delta : float or None, default=None
             The δ at which :attr:`epsilon` reports the cost.
+        envelope : tuple of 3 float or None, default=None
+            (a, b, c) with ε(λ) ≤ a·λ + b + c/(λ − 1) at every order λ > 1,
+            when known in that closed form.
 
         Returns
         -------
         cost : PrivacyCost
             The cost.
         """
-        return cls("renyi", None, reference_delta, curve=tuple(curve))
+        return cls(
+            "renyi", None, reference_delta, curve=tuple(curve), envelope=envelope
+        )
 
     def rdp(self):
         """The curve ε(λ) at every order of ``RENYI_ORDERS``, as an array (§14).
@@ -251,8 +292,11 @@ class PrivacyCost:
         A zCDP cost uses the tight Canonne–Kamath–Steinke conversion
         (docs/algorithms.rst §7.1). A pure cost reports its own ε (going through its
         implied ε²/2-zCDP would give more whenever log(1/δ) > 1/2). A Rényi
-        cost uses the same conversion over its grid of orders (CKS20 Prop. 12,
-        §14).
+        cost uses the same conversion (CKS20 Prop. 12, §14) over real orders:
+        between its stored orders by the convexity of (λ − 1)·ε(λ), beyond
+        them through its envelope when it has one (§22). The cost of a
+        private selection is also bounded through privacy profiles (§22),
+        and the smaller of the two valid values is reported.
 
         Parameters
         ----------
@@ -266,11 +310,17 @@ class PrivacyCost:
         """
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
+        if self.notion == "zcdp":
+            return cks_epsilon(self.parameter, delta)
         if self.notion == "pure":
-            return self.parameter
-        if self.notion == "renyi":
-            return rdp_epsilon(self.curve, delta)
-        return cks_epsilon(self.parameter, delta)
+            epsilon = self.parameter
+        else:
+            epsilon = rdp_epsilon(self.curve, delta)
+            if self.envelope is not None:
+                epsilon = min(epsilon, envelope_epsilon(self.envelope, delta))
+        if self.selection is not None and epsilon > 0.0:
+            epsilon = min(epsilon, self.selection.to_approx_dp(delta, epsilon))
+        return epsilon
 
     def scaled(self, fraction):
         """The same notion with its parameter multiplied by ``fraction``.
@@ -290,11 +340,13 @@ class PrivacyCost:
         """
         if self.notion == "renyi":
             raise ValueError("A Rényi cost cannot be split into parts.")
-        return replace(self, parameter=self.parameter * fraction)
+        return replace(self, parameter=self.parameter * fraction, selection=None)
 
     def __add__(self, other):
         if not isinstance(other, PrivacyCost):
             return NotImplemented
+        # A composition is no longer a selection: its profile bound is
+        # dropped, and the curves (or parameters) compose (§22).
         caveats = (*self.caveats, *other.caveats)
         if self.notion == other.notion == "pure":
             return PrivacyCost.pure(self.parameter + other.parameter).with_caveats(
@@ -306,7 +358,11 @@ class PrivacyCost:
             # Curves add order by order; the float sum is moved one ulp up so
             # that it is never below the exact one.
             curve = np.nextafter(self.rdp() + other.rdp(), np.inf)
-            total = PrivacyCost.renyi(curve, reference_delta=reference_delta)
+            total = PrivacyCost.renyi(
+                curve,
+                reference_delta=reference_delta,
+                envelope=_envelope_sum(self, other),
+            )
             return total.with_caveats(caveats)
         total = PrivacyCost.zcdp(self.rho + other.rho, reference_delta=reference_delta)
         return total.with_caveats(caveats)
@@ -352,3 +408,22 @@ class PrivacyCost:
         if self.caveats:
             text += f" [caveat: {', '.join(self.caveats)}]"
         return text
+
+
+def _envelope(cost):
+    """(a, b, c) of a cost's closed-form Rényi bound, or None: ρ-zCDP is
+    (ρ, 0, 0); a pure cost has none here (its sharp curve is not of the
+    form)."""
+    if cost.notion == "zcdp":
+        return (cost.parameter, 0.0, 0.0)
+    if cost.notion == "renyi":
+        return cost.envelope
+    return None
+
+
+def _envelope_sum(first, second):
+    """Envelopes add as the curves do; rounded up, as the curves are."""
+    one, two = _envelope(first), _envelope(second)
+    if one is None or two is None:
+        return None
+    return tuple(math.nextafter(a + b, math.inf) for a, b in zip(one, two, strict=True))

@@ -28,6 +28,7 @@ import threading
 from fractions import Fraction
 from typing import NamedTuple
 
+from skprivcov.privacy._profiles import SelectionProfile, StoppingLaw
 from skprivcov.privacy._renyi import RENYI_ORDERS
 
 __all__ = ["SpendRecord", "SqliteLedger", "Totals", "decimal"]
@@ -73,19 +74,33 @@ class Totals(NamedTuple):
     # Σ ε(λ) over Rényi records, one sum per order of RENYI_ORDERS (§14).
     renyi: tuple = (Fraction(0),) * len(RENYI_ORDERS)
     n_renyi: int = 0  # number of Rényi records
+    n_records: int = 0  # number of records
+    # While the ledger holds one record only, and it is a private selection:
+    # its SelectionProfile, for the profile bound of §22 (a composition of
+    # several records is accounted by curves alone).
+    selection: object = None
 
     @classmethod
     def of(cls, records):
         totals = cls(Fraction(0), Fraction(0), Fraction(0), 0)
-        for notion, parameter, caveats, curve in records:
+        for notion, parameter, caveats, curve, details in records:
             totals = totals.plus(
-                notion, parameter, json.loads(caveats), json.loads(curve)
+                notion,
+                parameter,
+                json.loads(caveats),
+                json.loads(curve),
+                selection=profile_from_details(json.loads(details)),
             )
         return totals
 
-    def plus(self, notion, parameter, caveats=(), curve=None):
-        """These totals with one more spend (``curve``: a Rényi spend's)."""
+    def plus(self, notion, parameter, caveats=(), curve=None, selection=None):
+        """These totals with one more spend (``curve``: a Rényi spend's;
+        ``selection``: a selection's SelectionProfile)."""
         caveats = self.caveats | frozenset(caveats)
+        self = self._replace(
+            n_records=self.n_records + 1,
+            selection=selection if self.n_records == 0 else None,
+        )
         if notion == "renyi":
             return self._replace(
                 renyi=tuple(
@@ -262,12 +277,21 @@ class SqliteLedger:
         -------
         (spent, totals_before) : (bool, Totals)
         """
+        if PROFILE_KEY in details:
+            raise ValueError(
+                f"details may not hold the key {PROFILE_KEY!r}: the ledger "
+                "writes it from the cost itself."
+            )
+        if cost.selection is not None:
+            details = {**details, PROFILE_KEY: profile_to_details(cost.selection)}
         details_json = json.dumps(details, sort_keys=True)
         curve = list(cost.curve or ())
 
         def body(connection):
             before = Totals.of(connection.execute(_TOTALS_QUERY).fetchall())
-            after = before.plus(cost.notion, cost.parameter, cost.caveats, curve)
+            after = before.plus(
+                cost.notion, cost.parameter, cost.caveats, curve, cost.selection
+            )
             if not admits(after):
                 return False, before
             connection.execute(
@@ -321,7 +345,37 @@ class SqliteLedger:
         ]
 
 
-_TOTALS_QUERY = "SELECT notion, parameter, caveats, curve FROM spends"
+_TOTALS_QUERY = "SELECT notion, parameter, caveats, curve, details FROM spends"
+
+# The key of a record's details under which a private selection's candidates
+# and law of runs are kept (written by the ledger from the cost, never from
+# the caller's details: a caller could otherwise claim a cheaper bound).
+PROFILE_KEY = "selection_profile"
+
+
+def profile_to_details(profile):
+    """A SelectionProfile as JSON-ready public facts."""
+    law = profile.law
+    return {
+        "rho": profile.rho,
+        "epsilon": profile.epsilon,
+        "curve": None if profile.curve is None else list(profile.curve),
+        "law": [law.kind, law.first, law.second],
+    }
+
+
+def profile_from_details(details):
+    """The SelectionProfile a record's details hold, or None."""
+    facts = details.get(PROFILE_KEY) if isinstance(details, dict) else None
+    if facts is None:
+        return None
+    curve = facts["curve"]
+    return SelectionProfile(
+        rho=facts["rho"],
+        epsilon=facts["epsilon"],
+        curve=None if curve is None else tuple(curve),
+        law=StoppingLaw(*facts["law"]),
+    )
 
 
 def _add_caveats_column(connection):

@@ -1,4 +1,4 @@
-"""Rényi-DP curves on a fixed public grid of orders (docs/algorithms.rst §14).
+"""Rényi-DP curves on a fixed public grid of orders (docs/algorithms.rst §14, §22).
 
 A cost that is neither pure ε-DP nor ρ-zCDP (the cost of private selection by
 random stopping) is stored as its Rényi curve λ ↦ ε(λ) at the orders of
@@ -15,6 +15,7 @@ import numpy as np
 __all__ = [
     "RENYI_ORDERS",
     "curve_at",
+    "envelope_epsilon",
     "expected_runs",
     "pure_curve",
     "rdp_epsilon",
@@ -88,11 +89,32 @@ def curve_at(orders, curve, at):
     return padded[index]
 
 
-def rdp_epsilon(curve, delta, orders=None):
-    """The ε of (ε, δ)-DP implied by a Rényi curve (CKS20 Prop. 12, §14).
+def _conversion_term(lam, delta):
+    """(λ·log(1 − 1/λ) − log(λ − 1) − log δ)/(λ − 1), CKS20 Prop. 12's price
+    of turning ε(λ) into (ε, δ) at the order λ (§14)."""
+    return (lam * np.log1p(-1.0 / lam) - np.log(lam - 1.0) - math.log(delta)) / (
+        lam - 1.0
+    )
 
-    ε = min_λ ε(λ) + (λ·log(1 − 1/λ) − log(λ − 1) − log δ) / (λ − 1), over the
-    grid; the conversion of §7.1 is its zCDP case.
+
+# Points per interval between two stored orders at which the chord bound is
+# converted: any λ gives a valid ε, so the count only decides how close to
+# the best real order the minimum comes (§22: under 1e−4 of the ε here).
+_CHORD_POINTS = 64
+
+
+def rdp_epsilon(curve, delta, orders=None):
+    """The ε of (ε, δ)-DP implied by a Rényi curve, over real orders (§14, §22).
+
+    ε = min over λ > 1 of ε(λ) + (λ·log(1 − 1/λ) − log(λ − 1) − log δ)/(λ − 1)
+    (CKS20 Prop. 12; §7.1 is its zCDP case). The curve is known at the stored
+    orders only; between two of them, λ ↦ (λ − 1)·ε(λ) lies under its chord,
+    because (λ − 1)·D_λ = log ∫ p^λ q^(1−λ) is convex in λ for every pair of
+    neighbours (Hölder) and a supremum of convex functions is convex. The
+    chord through the stored values (upper bounds of the true ones) is then an
+    upper bound of the true curve at every real order between them, and the
+    conversion is minimised over those orders too. Every λ gives a valid ε,
+    so the result is never below the true conversion of the true curve.
 
     Parameters
     ----------
@@ -101,7 +123,7 @@ def rdp_epsilon(curve, delta, orders=None):
     delta : float in (0, 1)
         The δ.
     orders : array-like, default=None
-        The orders λ; None for ``RENYI_ORDERS``.
+        The orders λ, increasing; None for ``RENYI_ORDERS``.
 
     Returns
     -------
@@ -112,10 +134,57 @@ def rdp_epsilon(curve, delta, orders=None):
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
     lam = _orders(orders)
     curve = np.asarray(curve, dtype=np.float64)
-    extra = (lam * np.log1p(-1.0 / lam) - np.log(lam - 1.0) - math.log(delta)) / (
-        lam - 1.0
-    )
-    return float(max(_up(np.min(curve + extra)), 0.0))
+    best = np.min(curve + _conversion_term(lam, delta))
+    if lam.size > 1 and np.all(np.diff(lam) > 0):
+        # Real orders between stored ones: (λ − 1)ε(λ) under the chord.
+        weight = np.linspace(0.0, 1.0, _CHORD_POINTS + 2)[1:-1, None]
+        low, high = lam[:-1], lam[1:]
+        between = low + weight * (high - low)
+        scaled = (low - 1.0) * curve[:-1] + weight * (
+            (high - 1.0) * curve[1:] - (low - 1.0) * curve[:-1]
+        )
+        chord = _up(scaled / (between - 1.0))
+        best = min(best, np.min(chord + _conversion_term(between, delta)))
+    return float(max(_up(best), 0.0))
+
+
+def envelope_epsilon(envelope, delta):
+    """The ε of (ε, δ)-DP from a closed-form Rényi bound, over all real orders.
+
+    ``envelope`` = (a, b, c) states ε(λ) ≤ a·λ + b + c/(λ − 1) for every
+    λ > 1, the form of ρ-zCDP (a = ρ) and of the selection curve of ρ-zCDP
+    candidates (§14: a = ρ, b = (1 + η)·m, c = log E[K]). The conversion of
+    CKS20 Prop. 12 is minimised over t = log(λ − 1) by a bounded scalar search
+    (from 1 + e^−30 to 1 + e^30, far beyond the stored orders, which is what
+    a tiny ρ needs); any order gives a valid ε, so an inexact minimum is
+    safe (§22).
+
+    Parameters
+    ----------
+    envelope : tuple of 3 floats
+        The (a, b, c) ≥ 0.
+    delta : float in (0, 1)
+        The δ.
+
+    Returns
+    -------
+    epsilon : float
+        The ε.
+    """
+    from scipy.optimize import minimize_scalar
+
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
+    a, b, c = (float(value) for value in envelope)
+
+    def converted(t):
+        lam = 1.0 + math.exp(t)
+        return a * lam + b + c / (lam - 1.0) + float(_conversion_term(lam, delta))
+
+    # The objective is convex in λ (each part is); on t it is unimodal.
+    found = minimize_scalar(converted, bounds=(-30.0, 30.0), method="bounded")
+    best = min(converted(found.x), converted(math.log(RENYI_ORDERS[-1] - 1.0)))
+    return float(max(_up(best), 0.0))
 
 
 def expected_runs(eta, gamma):
@@ -143,12 +212,29 @@ def expected_runs(eta, gamma):
 
 
 def selection_inner_minimum(orders, curve, gamma, *, rho=None):
-    """min over λ̂ ≥ 1 of (1 − 1/λ̂)·ε(λ̂) + log(1/γ)/λ̂, the term of §14.
+    """The inner minimum of the selection curve (§14).
 
-    With ``rho`` (every run ρ-zCDP) the exact minimum over all λ̂ ≥ 1
-    [derived, §14]: 2√(ρ log(1/γ)) − ρ at λ̂ = √(log(1/γ)/ρ) when ρ ≤ log(1/γ),
-    else log(1/γ) at λ̂ = 1. Otherwise the minimum over the grid (and λ̂ = 1,
+    min over λ̂ ≥ 1 of (1 − 1/λ̂)·ε(λ̂) + log(1/γ)/λ̂. With ``rho`` (every run
+    ρ-zCDP) the exact minimum over all λ̂ ≥ 1 [derived, §14]:
+    2√(ρ log(1/γ)) − ρ at λ̂ = √(log(1/γ)/ρ) when ρ ≤ log(1/γ), else
+    log(1/γ) at λ̂ = 1. Otherwise the minimum over the grid (and λ̂ = 1,
     where the term is log(1/γ)): a valid bound, as every λ̂ ≥ 1 is allowed.
+
+    Parameters
+    ----------
+    orders : array-like or None
+        The orders λ̂ of the curve (unused with ``rho``).
+    curve : array-like or None
+        One run's ε(λ̂) at them (unused with ``rho``).
+    gamma : float in (0, 1)
+        The TNB parameter γ.
+    rho : float or None, default=None
+        When every run is ρ-zCDP, its ρ.
+
+    Returns
+    -------
+    minimum : float
+        The inner minimum, rounded up.
     """
     log_inv = math.log(1.0 / gamma)
     if rho is not None:
