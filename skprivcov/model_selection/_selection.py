@@ -81,21 +81,8 @@ def runs_pmf(k, eta, gamma):
     pmf : float or ndarray
         P(K = k).
     """
-    k = np.asarray(k, dtype=np.float64)
     expected_runs(eta, gamma)  # checks η and γ
-    if eta == 0.0:
-        return np.exp(k * math.log1p(-gamma)) / (k * math.log(1.0 / gamma))
-    from scipy.special import gammaln
-
-    log_pmf = (
-        k * math.log1p(-gamma)
-        + gammaln(k + eta)
-        - gammaln(eta)
-        - gammaln(k + 1.0)
-        + eta * math.log(gamma)
-        - math.log(-math.expm1(eta * math.log(gamma)))
-    )
-    return np.where(k >= 1, np.exp(log_pmf), 0.0)
+    return StoppingLaw("negative_binomial", eta, gamma).pmf(k)
 
 
 def draw_runs(rng, eta, gamma):
@@ -118,14 +105,8 @@ def draw_runs(rng, eta, gamma):
     k : int
         The number of runs K ≥ 1.
     """
-    expected_runs(eta, gamma)
-    if eta == 0.0:
-        return int(rng.logseries(1.0 - gamma))
-    while True:
-        draws = rng.negative_binomial(eta, gamma, size=64)
-        positive = draws[draws >= 1]
-        if positive.size:
-            return int(positive[0])
+    expected_runs(eta, gamma)  # checks η and γ
+    return StoppingLaw("negative_binomial", eta, gamma).draw(rng)
 
 
 def selection_cost(run_costs, *, eta, gamma, stopping="negative_binomial"):
@@ -576,11 +557,6 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
             )
         return float(gamma)
 
-    def _draw_runs(self, rng, gamma):
-        if self.stopping == "negative_binomial":
-            return draw_runs(rng, self.eta, gamma)
-        return stopping_law(self.eta, gamma, self.stopping).draw(rng)
-
     def cost(self):
         """What a fit will spend, from the parameters alone (§14, §22).
 
@@ -623,6 +599,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         total = selection_cost(
             run_costs, eta=self.eta, gamma=gamma, stopping=self.stopping
         )
+        law = stopping_law(self.eta, gamma, self.stopping)
         scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
         fraction = self._heldout_fraction()
         # The public facts of X (container, shape, dtype kind), before the
@@ -674,7 +651,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         # how many runs there were (§14), and a warning may depend on a value.
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            for _ in range(self._draw_runs(rng, gamma)):
+            for _ in range(law.draw(rng)):
                 index = int(rng.integers(len(settings)))
                 model = _reseeded(clone(models[index]), self.random_state, rng)
                 score = _run(model, scoring, X_train, y_train, X_heldout, y_heldout)
@@ -699,7 +676,7 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self.candidates_ = settings
         self.run_cost_ = _largest(run_costs)
         self.privacy_spent_ = total
-        self.expected_runs_ = stopping_law(self.eta, gamma, self.stopping).expected()
+        self.expected_runs_ = law.expected()
         self.gamma_ = gamma
         return self
 
