@@ -201,13 +201,15 @@ def test_the_search_charges_its_announced_cost_once_before_reading():
         "stopping": "negative_binomial",
         "validation_fraction": None,
         "score_fraction": 0.5,
-        # Written by the ledger from the cost: the profile bound's facts.
+        # Written by the ledger from the cost: the facts of the profile bound
+        # and of the closed-form curve (§22).
         "selection_profile": {
             "rho": profile.rho,
             "epsilon": None,
             "curve": None,
             "law": ["negative_binomial", 1.0, 0.1],
         },
+        "renyi_envelope": list(announced.envelope),
     }
     # A refused search reads nothing and records nothing.
     small = PrivacyAccountant(epsilon=1.0, delta=1e-6)

@@ -104,7 +104,9 @@ def test_one_record_in_the_ledger_keeps_the_profile_and_a_second_drops_it(
     roomy.spend(ten_candidates)
     roomy.spend(PrivacyCost.zcdp(1e-6))
     assert roomy.spent.selection is None
-    assert roomy.spent_epsilon(DELTA) > rdp_epsilon(ten_candidates.curve, DELTA) - 1e-3
+    composed = (ten_candidates + PrivacyCost.zcdp(1e-6)).to_approx_dp(DELTA)
+    assert roomy.spent_epsilon(DELTA) == pytest.approx(composed, rel=1e-9)
+    assert roomy.spent_epsilon(DELTA) > 1.4 > stated
 
 
 def test_a_caller_cannot_write_a_profile_into_the_ledger(ten_candidates):
@@ -166,3 +168,27 @@ def test_a_binomial_search_fits_and_states_its_cost():
 
 def _conversion(lam, delta):
     return (lam * np.log1p(-1 / lam) - np.log(lam - 1) - math.log(delta)) / (lam - 1)
+
+
+def test_the_ledger_converts_closed_forms_beyond_the_stored_orders(tmp_path):
+    # At ρ = 1e-7 the best order lies far past 1024: the ledger keeps each
+    # Rényi record's envelope (written from the cost) and converts their sum
+    # with the zCDP spends over every real order (§22).
+    selection = selection_cost([PrivacyCost.zcdp(1e-7)] * 3, eta=1.0, gamma=0.1)
+    extra = PrivacyCost.zcdp(1e-7)
+    path = tmp_path / "ledger.sqlite"
+    accountant = PrivacyAccountant(epsilon=10.0, delta=DELTA, path=path)
+    accountant.spend(selection)
+    accountant.spend(extra)
+    (record, _) = accountant.history()
+    assert record.details["renyi_envelope"] == list(selection.envelope)
+    composed = selection + extra
+    on_grid = rdp_epsilon(composed.curve, DELTA)
+    closed = envelope_epsilon(composed.envelope, DELTA)
+    assert closed < 0.7 * on_grid
+    reader = PrivacyAccountant(epsilon=10.0, delta=DELTA, path=path)
+    assert reader.spent_epsilon(DELTA) == pytest.approx(closed, rel=1e-9)
+    assert reader.spent_epsilon(DELTA) >= closed * (1 - 1e-12)
+    # A caller may not write the key either.
+    with pytest.raises(ValueError, match="renyi_envelope"):
+        accountant.spend(extra, details={"renyi_envelope": [0, 0, 0]})

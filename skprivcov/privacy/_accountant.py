@@ -16,7 +16,7 @@ from skprivcov.privacy._exceptions import (
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.privacy._ledger import SqliteLedger, decimal
-from skprivcov.privacy._renyi import RENYI_ORDERS, rdp_epsilon
+from skprivcov.privacy._renyi import RENYI_ORDERS, envelope_epsilon, rdp_epsilon
 
 # The orders as exact fractions (each is a binary fraction, exact as a float).
 _ORDERS = tuple(Fraction(order) for order in RENYI_ORDERS)
@@ -78,11 +78,22 @@ def _composed_epsilon(totals, delta):
     if totals.n_renyi:
         whole = _curve(totals, totals.pure_rho + totals.zcdp_rho)
         rest = _curve(totals, totals.zcdp_rho)
-        return min(
+        routes = [
             rdp_epsilon([_ceil(value) for value in whole], delta),
             _ceil(totals.pure_epsilon)
             + rdp_epsilon([_ceil(value) for value in rest], delta),
-        )
+        ]
+        if totals.renyi_envelope is not None:
+            # Every Rényi record has a closed form: the same two routes over
+            # every real order (§22), zCDP and pure parts entering as ρλ.
+            a, b, c = totals.renyi_envelope
+            for rho, pure in (
+                (totals.pure_rho + totals.zcdp_rho, Fraction(0)),
+                (totals.zcdp_rho, totals.pure_epsilon),
+            ):
+                envelope = (_ceil(a + rho), _ceil(b), _ceil(c))
+                routes.append(_ceil(pure) + envelope_epsilon(envelope, delta))
+        return min(routes)
     through_zcdp = cks_epsilon(_ceil(totals.pure_rho + totals.zcdp_rho), delta)
     pure_then_zcdp = _ceil(totals.pure_epsilon) + cks_epsilon(
         _ceil(totals.zcdp_rho), delta
@@ -377,7 +388,12 @@ class PrivacyAccountant:
         totals = self._ledger.totals()
         for cost in costs:
             totals = totals.plus(
-                cost.notion, cost.parameter, cost.caveats, cost.curve, cost.selection
+                cost.notion,
+                cost.parameter,
+                cost.caveats,
+                cost.curve,
+                cost.selection,
+                cost.envelope,
             )
         return self._budget.admits(totals)
 

@@ -79,6 +79,10 @@ class Totals(NamedTuple):
     # its SelectionProfile, for the profile bound of §22 (a composition of
     # several records is accounted by curves alone).
     selection: object = None
+    # Σ (a, b, c) of the Rényi records' envelopes ε(λ) ≤ aλ + b + c/(λ − 1),
+    # for a conversion over every real order (§22); None once a Rényi
+    # record has none.
+    renyi_envelope: tuple | None = (Fraction(0),) * 3
 
     @classmethod
     def of(cls, records):
@@ -90,19 +94,37 @@ class Totals(NamedTuple):
                 json.loads(caveats),
                 json.loads(curve),
                 selection=profile_from_details(json.loads(details)),
+                envelope=json.loads(details).get(ENVELOPE_KEY),
             )
         return totals
 
-    def plus(self, notion, parameter, caveats=(), curve=None, selection=None):
+    def plus(
+        self,
+        notion,
+        parameter,
+        caveats=(),
+        curve=None,
+        selection=None,
+        envelope=None,
+    ):
         """These totals with one more spend (``curve``: a Rényi spend's;
-        ``selection``: a selection's SelectionProfile)."""
+        ``selection``: a selection's SelectionProfile; ``envelope``: a Rényi
+        spend's closed-form bound, if it has one)."""
         caveats = self.caveats | frozenset(caveats)
         self = self._replace(
             n_records=self.n_records + 1,
             selection=selection if self.n_records == 0 else None,
         )
         if notion == "renyi":
+            if envelope is None or self.renyi_envelope is None:
+                summed = None
+            else:
+                summed = tuple(
+                    total + decimal(value)
+                    for total, value in zip(self.renyi_envelope, envelope, strict=True)
+                )
             return self._replace(
+                renyi_envelope=summed,
                 renyi=tuple(
                     total + decimal(value)
                     for total, value in zip(self.renyi, curve, strict=True)
@@ -277,20 +299,28 @@ class SqliteLedger:
         -------
         (spent, totals_before) : (bool, Totals)
         """
-        if PROFILE_KEY in details:
-            raise ValueError(
-                f"details may not hold the key {PROFILE_KEY!r}: the ledger "
-                "writes it from the cost itself."
-            )
+        for key in (PROFILE_KEY, ENVELOPE_KEY):
+            if key in details:
+                raise ValueError(
+                    f"details may not hold the key {key!r}: the ledger writes "
+                    "it from the cost itself."
+                )
         if cost.selection is not None:
             details = {**details, PROFILE_KEY: profile_to_details(cost.selection)}
+        if cost.envelope is not None:
+            details = {**details, ENVELOPE_KEY: list(cost.envelope)}
         details_json = json.dumps(details, sort_keys=True)
         curve = list(cost.curve or ())
 
         def body(connection):
             before = Totals.of(connection.execute(_TOTALS_QUERY).fetchall())
             after = before.plus(
-                cost.notion, cost.parameter, cost.caveats, curve, cost.selection
+                cost.notion,
+                cost.parameter,
+                cost.caveats,
+                curve,
+                cost.selection,
+                cost.envelope,
             )
             if not admits(after):
                 return False, before
@@ -351,6 +381,8 @@ _TOTALS_QUERY = "SELECT notion, parameter, caveats, curve, details FROM spends"
 # and law of runs are kept (written by the ledger from the cost, never from
 # the caller's details: a caller could otherwise claim a cheaper bound).
 PROFILE_KEY = "selection_profile"
+# The key under which a Rényi record's envelope (a, b, c) is kept, likewise.
+ENVELOPE_KEY = "renyi_envelope"
 
 
 def profile_to_details(profile):
