@@ -380,7 +380,9 @@ class PrivacyCost:
                 text += f", reference_delta={self.reference_delta!r}"
             if self.caveats:
                 text += f", caveats={self.caveats!r}"
-            return text + ")"
+            if self.envelope is not None:
+                text += f", envelope={self.envelope!r}"
+            return text + self._selection_repr() + ")"
         # Without caveats, the repr of a plain cost (unchanged since 0.1).
         text = (
             f"PrivacyCost(notion={self.notion!r}, parameter={self.parameter!r}, "
@@ -388,7 +390,11 @@ class PrivacyCost:
         )
         if self.caveats:
             text += f", caveats={self.caveats!r}"
-        return text + ")"
+        return text + self._selection_repr() + ")"
+
+    def _selection_repr(self):
+        # Two costs that print alike compare alike: a selection says so.
+        return "" if self.selection is None else f", selection={self.selection!r}"
 
     def __str__(self):
         if self.notion == "pure":
