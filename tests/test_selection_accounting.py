@@ -15,6 +15,7 @@ from skprivcov.model_selection import (
 from skprivcov.privacy import (
     RENYI_ORDERS,
     BudgetExceededError,
+    SelectionProfile,
     cks_epsilon,
     envelope_epsilon,
     rdp_epsilon,
@@ -192,3 +193,63 @@ def test_the_ledger_converts_closed_forms_beyond_the_stored_orders(tmp_path):
     # A caller may not write the key either.
     with pytest.raises(ValueError, match="renyi_envelope"):
         accountant.spend(extra, details={"renyi_envelope": [0, 0, 0]})
+
+
+def test_a_profile_must_describe_the_cost_it_rides_on(ten_candidates):
+    # A profile of nearly free candidates on the curve of ten ρ = 1 ones
+    # would state ε ≈ 0.02 for a cost of 12.6 (review of issue 37).
+    expensive = selection_cost([PrivacyCost.zcdp(1.0)] * 10, eta=1.0, gamma=1 / 30)
+    cheap = SelectionProfile(1e-9, None, None, expensive.selection.law)
+    with pytest.raises(ValueError, match="does not describe it"):
+        PrivacyCost("renyi", None, curve=expensive.curve, selection=cheap)
+    with pytest.raises(ValueError, match="costs a 'renyi' cost"):
+        PrivacyCost("pure", 3.0, selection=ten_candidates.selection)
+    with pytest.raises(ValueError, match="rho must be a finite number"):
+        SelectionProfile(-1.0, None, None, expensive.selection.law)
+    with pytest.raises(ValueError, match="at least one kind"):
+        SelectionProfile(None, None, None, expensive.selection.law)
+
+
+def test_a_key_that_only_compares_equal_cannot_forge_the_ledger(ten_candidates):
+    class Sneaky(str):
+        def __eq__(self, other):
+            return False
+
+        def __hash__(self):
+            return 0
+
+    accountant = PrivacyAccountant(epsilon=100.0, delta=DELTA)
+    forged = {Sneaky("selection_profile"): {"rho": 1e-9}}
+    with pytest.raises(ValueError, match="selection_profile"):
+        accountant.spend(PrivacyCost.zcdp(5.0), details=forged)
+    assert accountant.history() == []
+
+
+def test_the_pure_within_term_is_the_largest_over_the_top_events():
+    # u − e^c·max(e^−ε u, 1 − e^ε (1 − u)) over u ≤ s, by brute force; below
+    # c = −ε it still rises past the kink (review of issue 37).
+    from skprivcov.privacy._profiles import _within
+
+    epsilon = 0.1
+    orders = np.array([2.0])
+    curve = np.array([np.inf])  # no Rényi constraint: the pure one alone
+    s = np.array([0.3, 0.6, 0.9, 0.99])
+    for c in (-1.0, -0.2, 0.0, 0.05):
+        kink = math.exp(epsilon) / (1 + math.exp(epsilon))
+        u = np.union1d(np.linspace(0.0, 1.0, 200_001), np.r_[s, kink])
+        lower = np.maximum(u * math.exp(-epsilon), 1 - math.exp(epsilon) * (1 - u))
+        values = u - math.exp(c) * lower
+        brute = [values[u <= top].max() for top in s]
+        ours = _within(s, np.full(s.size, c), orders, curve, epsilon)
+        assert np.all(ours >= np.asarray(brute) - 1e-12)
+        np.testing.assert_allclose(ours, brute, rtol=1e-6, atol=1e-9)
+
+
+def test_a_large_binomial_law_converts_without_overflow():
+    cost = selection_cost(
+        [PrivacyCost.zcdp(1e-10)] * 2, eta=1.0, gamma=1e-6, stopping="binomial"
+    )
+    # Underflows are harmless (a term of 0); an overflow or a NaN is not.
+    with np.errstate(over="raise", invalid="raise"):
+        epsilon = cost.to_approx_dp(DELTA)
+    assert 0.0 < epsilon < math.inf

@@ -38,14 +38,11 @@ from skprivcov.model_selection._private_scores import (
 )
 from skprivcov.model_selection._probe import check_public_facts
 from skprivcov.privacy import (
-    RENYI_ORDERS,
     PrivacyAccountant,
     PrivacyCost,
     SelectionProfile,
     StoppingLaw,
     expected_runs,
-    repeat_and_select_curve,
-    selection_inner_minimum,
 )
 
 __all__ = [
@@ -158,41 +155,14 @@ def selection_cost(run_costs, *, eta, gamma, stopping="negative_binomial"):
     deltas = {cost.reference_delta for cost in costs} - {None}
     reference = deltas.pop() if len(deltas) == 1 else None
     profile = _selection_profile(costs, law)
-    notions = {cost.notion for cost in costs if cost.notion == "renyi" or cost.rho}
-    runs = law.expected()
-    if notions <= {"pure"}:
-        epsilon = max(cost.parameter for cost in costs)
-        if law.kind == "binomial":
-            trials = law.first
-            total = min(trials * epsilon, epsilon + (trials - 1.0) * math.log(2.0))
-        else:
-            total = (2.0 + eta) * epsilon
-        cost = PrivacyCost("pure", total, selection=profile)
-        return cost.with_caveats(caveats)
-    envelope = None
-    if notions == {"zcdp"}:
-        rho = max(cost.rho for cost in costs)
-        largest = rho * np.asarray(RENYI_ORDERS)
-        inner = selection_inner_minimum(None, None, gamma, rho=rho)
-        if law.kind == "negative_binomial":
-            envelope = (rho, (1.0 + eta) * inner, math.log(runs))
+    route = profile.renyi_route()
+    if route[0] == "pure":
+        cost = PrivacyCost("pure", route[1], selection=profile)
     else:
-        rho = None
-        largest = np.max([cost.rdp() for cost in costs], axis=0)
-    if law.kind == "binomial":
-        curve = _binomial_curve(largest, law)
-    else:
-        curve = repeat_and_select_curve(
-            RENYI_ORDERS, largest, eta=eta, gamma=gamma, rho=rho
+        _, curve, envelope = route
+        cost = PrivacyCost(
+            "renyi", None, reference, curve=curve, envelope=envelope, selection=profile
         )
-    cost = PrivacyCost(
-        "renyi",
-        None,
-        reference,
-        curve=tuple(curve),
-        envelope=None if envelope is None else _rounded_up(envelope),
-        selection=profile,
-    )
     return cost.with_caveats(caveats)
 
 
@@ -235,28 +205,6 @@ def _selection_profile(costs, law):
         curve=tuple(np.max(curves, axis=0).tolist()) if curves else None,
         law=law,
     )
-
-
-def _binomial_curve(largest, law):
-    """The Rényi curve of the best of K ~ Binomial(m, p) | K ≥ 1 runs (§22):
-    the smaller of m runs composed (the best of the first K of m runs is their
-    post-processing) and ε(λ) + (m − 1)·log(1/(1 − p)) + log E[K]/(λ − 1)
-    (the density of the best is φ'(F) times one run's, and φ' varies by at
-    most (1 − p)^−(m − 1))."""
-    orders = np.asarray(RENYI_ORDERS)
-    trials, success = law.first, law.second
-    composed = trials * largest
-    pointwise = (
-        largest
-        + (trials - 1.0) * -math.log1p(-success)
-        + math.log(law.expected()) / (orders - 1.0)
-    )
-    curve = np.minimum(composed, pointwise)
-    return np.nextafter(curve * (1.0 + 1e-12), np.inf)
-
-
-def _rounded_up(values):
-    return tuple(math.nextafter(float(v) * (1.0 + 1e-12), math.inf) for v in values)
 
 
 def _score_cost(costs):

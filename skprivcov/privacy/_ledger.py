@@ -299,8 +299,10 @@ class SqliteLedger:
         -------
         (spent, totals_before) : (bool, Totals)
         """
+        # Keys as JSON writes them: a str subclass must not slip through.
+        written = {str.__str__(key) for key in details if isinstance(key, str)}
         for key in (PROFILE_KEY, ENVELOPE_KEY):
-            if key in details:
+            if key in written:
                 raise ValueError(
                     f"details may not hold the key {key!r}: the ledger writes "
                     "it from the cost itself."

@@ -422,13 +422,19 @@ def _within(s, split, orders, curve, pure):
     log_u = np.minimum(np.log(s)[:, None], log_peak)
     u = np.exp(log_u)
     value = u - np.exp(c - values + lam / (lam - 1.0) * log_u)
-    bound = np.min(value, axis=1)
+    bound = np.min(value, axis=1, initial=np.inf)
     if pure is not None:
-        # P'(S) ≥ max(e^−ε·u, 1 − e^ε·(1 − u)): concave, peak at the kink.
+        # P'(S) ≥ max(e^−ε·u, 1 − e^ε·(1 − u)): u − e^c·that is concave and
+        # piecewise linear, so its largest value over u ≤ s is at the kink or
+        # at s (beyond the kink it still rises when c < −ε).
         kink = math.exp(pure) / (1.0 + math.exp(pure))
-        u = np.minimum(s, kink)
-        lower = np.maximum(u * math.exp(-pure), 1.0 - math.exp(pure) * (1.0 - u))
-        bound = np.minimum(bound, u - np.exp(split) * lower)
+
+        def concave(u):
+            lower = np.maximum(u * math.exp(-pure), 1.0 - math.exp(pure) * (1.0 - u))
+            return u - np.exp(split) * lower
+
+        largest = np.maximum(concave(np.minimum(s, kink)), concave(s))
+        bound = np.minimum(bound, largest)
     # A few roundings per value (the difference loses up to a few ulps of u
     # ≤ s): a relative margin and an absolute 1e−15·s.
     bound = np.maximum(bound, 0.0)
@@ -472,8 +478,12 @@ def _bound(log_g_left, log_g_tail, upper, split, epsilon, within, rounding):
     # computed as e^(ε + log g(Ψ))·expm1(x) with its exponent x rounded up
     # by its rounding error: e^ε may be large, and x near 0.
     exponent = (log_g_left - log_g_tail) + (split - epsilon) + rounding
-    gap = _up(np.exp(epsilon + log_g_tail)) * np.expm1(exponent)
-    gap = np.where(gap > 0.0, _up(gap), 0.0)
+    # In logs: e^(ε + log g(Ψ)) may underflow while expm1(x) overflows.
+    positive = exponent > 0.0
+    safe = np.where(positive, exponent, 1.0)
+    log_gap = epsilon + log_g_tail + safe + np.log(-np.expm1(-safe))
+    with np.errstate(over="ignore"):
+        gap = np.where(positive, _up(np.exp(log_gap)), 0.0)
     envelope = np.maximum.accumulate(gap[::-1])[::-1]
     drops = envelope - np.append(envelope[1:], 0.0)
     second = float(np.sum(upper[1:] * drops))
@@ -518,6 +528,43 @@ class SelectionProfile:
     epsilon: float | None
     curve: tuple | None
     law: StoppingLaw
+
+    def __post_init__(self):
+        if not isinstance(self.law, StoppingLaw):
+            raise ValueError("law must be a StoppingLaw.")
+        for name in ("rho", "epsilon"):
+            value = getattr(self, name)
+            if value is not None:
+                value = float(value)
+                if not (math.isfinite(value) and value >= 0.0):
+                    raise ValueError(f"{name} must be a finite number >= 0 or None.")
+                object.__setattr__(self, name, value)
+        if self.curve is not None:
+            curve = tuple(float(value) for value in self.curve)
+            if len(curve) != len(RENYI_ORDERS) or not all(
+                math.isfinite(value) and value >= 0.0 for value in curve
+            ):
+                raise ValueError(
+                    f"curve must hold {len(RENYI_ORDERS)} finite values >= 0."
+                )
+            object.__setattr__(self, "curve", curve)
+        if self.rho is None and self.epsilon is None and self.curve is None:
+            raise ValueError("A selection has at least one kind of candidate.")
+
+    def renyi_route(self):
+        """What the selection costs by the Rényi route (§14; §22 for binomial).
+
+        Computed from the candidates and the law alone.
+
+        Returns
+        -------
+        route : tuple
+            ``("pure", ε)`` when every candidate is pure (or free), else
+            ``("renyi", curve, envelope)``: the curve at ``RENYI_ORDERS`` and
+            the closed form (a, b, c) when there is one (zCDP candidates and
+            the negative binomial), else None.
+        """
+        return _renyi_route(self)
 
     def to_approx_dp(self, delta, ceiling):
         """The smallest ε ≤ ``ceiling`` at which the bound on δ(ε) is ≤ δ.
@@ -574,3 +621,69 @@ def _selection_epsilon(profile, delta, ceiling):
         else:
             low = middle
     return high
+
+
+def _renyi_route(profile):
+    """The Rényi route of a selection (§14; the binomial's, §22)."""
+    from skprivcov.privacy._renyi import (
+        pure_curve,
+        repeat_and_select_curve,
+        selection_inner_minimum,
+        zcdp_curve,
+    )
+
+    law, orders = profile.law, np.asarray(RENYI_ORDERS)
+    rho, epsilon = profile.rho or 0.0, profile.epsilon or 0.0
+    binomial = law.kind == "binomial"
+    if profile.curve is None and rho == 0.0:
+        # Pure (2 + η)ε (Liu–Talwar for η = 1); binomial: m runs composed, or
+        # one run and the slope of φ' (§22).
+        if binomial:
+            trials = law.first
+            return "pure", min(trials * epsilon, epsilon + (trials - 1.0) * math.log(2))
+        return "pure", (2.0 + law.first) * epsilon
+    envelope = None
+    if profile.curve is None and epsilon == 0.0:
+        largest = rho * orders
+        if not binomial:
+            inner = selection_inner_minimum(None, None, law.second, rho=rho)
+            envelope = _rounded_up(
+                (rho, (1.0 + law.first) * inner, math.log(law.expected()))
+            )
+    else:
+        rho = None
+        parts = [zcdp_curve(profile.rho)] if profile.rho is not None else []
+        if profile.epsilon is not None:
+            parts.append(pure_curve(profile.epsilon))
+        if profile.curve is not None:
+            parts.append(np.asarray(profile.curve))
+        largest = np.max(parts, axis=0)
+    if binomial:
+        curve = _binomial_curve(largest, law)
+    else:
+        curve = repeat_and_select_curve(
+            orders, largest, eta=law.first, gamma=law.second, rho=rho
+        )
+    return "renyi", tuple(float(value) for value in curve), envelope
+
+
+def _binomial_curve(largest, law):
+    """The Rényi curve of the best of K ~ Binomial(m, p) | K ≥ 1 runs (§22):
+    the smaller of m runs composed (the best of the first K of m runs is their
+    post-processing) and ε(λ) + (m − 1)·log(1/(1 − p)) + log E[K]/(λ − 1)
+    (the density of the best is φ'(F) times one run's, and φ' varies by at
+    most (1 − p)^−(m − 1))."""
+    orders = np.asarray(RENYI_ORDERS)
+    trials, success = law.first, law.second
+    composed = trials * largest
+    pointwise = (
+        largest
+        + (trials - 1.0) * -math.log1p(-success)
+        + math.log(law.expected()) / (orders - 1.0)
+    )
+    curve = np.minimum(composed, pointwise)
+    return np.nextafter(curve * (1.0 + 1e-12), np.inf)
+
+
+def _rounded_up(values):
+    return tuple(math.nextafter(float(v) * (1.0 + 1e-12), math.inf) for v in values)
