@@ -29,6 +29,7 @@ from skprivcov.model_selection._selection import (
     selection_cost,
     stopping_law,
 )
+from skprivcov.model_selection._spaces import default_search_space
 from skprivcov.model_selection._spent import pipeline_spent
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "check_budget",
     "cross_validate",
     "cross_validation_cost",
+    "default_search_space",
     "draw_runs",
     "pipeline_spent",
     "planned_charges",
