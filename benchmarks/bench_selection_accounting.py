@@ -19,6 +19,7 @@ import math
 import time
 
 import numpy as np
+from scipy.integrate import trapezoid
 from scipy.optimize import brentq
 from scipy.stats import norm
 
@@ -64,7 +65,7 @@ def instance_delta(epsilon, mu, gamma, a, b, points=20001):
         log_a = norm.logpdf(z) + log_slope(tail)
         log_b = norm.logpdf(z - mu) + log_slope(tail_prime)
         gap = np.clip(np.exp(log_a) - np.exp(epsilon + log_b), 0.0, None)
-        total += np.trapezoid(gap, z)
+        total += trapezoid(gap, z)
     return total
 
 

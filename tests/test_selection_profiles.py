@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.integrate import trapezoid
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
@@ -110,7 +111,7 @@ def gaussian_delta(epsilon, mu, log_slope, a=None, b=0.0, points=4001):
                 gap = p * np.exp(log_slope(t)) - math.exp(epsilon) * q * np.exp(
                     log_slope(u)
                 )
-                total += np.trapezoid(np.maximum(gap, 0.0), z)
+                total += trapezoid(np.maximum(gap, 0.0), z)
             best = max(best, total)
     return best
 
@@ -150,7 +151,7 @@ def regions_delta(epsilon, regions, log_slope, points=4001):
                 gap = np.exp(log_slope(above + u)) - math.exp(epsilon) * ratio * np.exp(
                     log_slope(above_other + ratio * u)
                 )
-                total += np.trapezoid(np.maximum(gap, 0.0), u)
+                total += trapezoid(np.maximum(gap, 0.0), u)
             above, above_other = above + mass, above_other + other
         best = max(best, total)
     return best
