@@ -202,7 +202,7 @@ def test_a_profile_must_describe_the_cost_it_rides_on(ten_candidates):
     cheap = SelectionProfile(1e-9, None, None, expensive.selection.law)
     with pytest.raises(ValueError, match="does not describe it"):
         PrivacyCost("renyi", None, curve=expensive.curve, selection=cheap)
-    with pytest.raises(ValueError, match="costs a 'renyi' cost"):
+    with pytest.raises(ValueError, match="does not describe it"):
         PrivacyCost("pure", 3.0, selection=ten_candidates.selection)
     with pytest.raises(ValueError, match="rho must be a finite number"):
         SelectionProfile(-1.0, None, None, expensive.selection.law)
@@ -253,3 +253,17 @@ def test_a_large_binomial_law_converts_without_overflow():
     with np.errstate(over="raise", invalid="raise"):
         epsilon = cost.to_approx_dp(DELTA)
     assert 0.0 < epsilon < math.inf
+
+
+def test_the_ledger_ignores_a_profile_that_is_not_its_records():
+    # Totals are rebuilt from the ledger's rows: a profile whose Rényi route
+    # is not the record's own is ignored there too (the curves count).
+    from skprivcov.privacy._ledger import Totals
+
+    expensive = selection_cost([PrivacyCost.zcdp(1.0)] * 10, eta=1.0, gamma=1 / 30)
+    cheap = SelectionProfile(1e-9, None, None, expensive.selection.law)
+    empty = Totals.of([])
+    forged = empty.plus("renyi", None, (), expensive.curve, cheap)
+    honest = empty.plus("renyi", None, (), expensive.curve, expensive.selection)
+    assert forged.selection is None
+    assert honest.selection == expensive.selection

@@ -157,15 +157,7 @@ class PrivacyCost:
         # The profile route is reported only for the cost of the selection it
         # describes: the cost must be the Rényi route of the same candidates
         # and law (§14, §22), so that a profile cannot ride on another cost.
-        route = self.selection.renyi_route()
-        if route[0] != self.notion:
-            raise ValueError(
-                f"A selection of these candidates costs a {route[0]!r} cost, "
-                f"not a {self.notion!r} one."
-            )
-        own = [self.parameter] if self.notion == "pure" else self.curve
-        expected = [route[1]] if self.notion == "pure" else route[1]
-        if not np.allclose(own, expected, rtol=1e-9, atol=0.0):
+        if not self.selection.describes(self.notion, self.parameter, self.curve):
             raise ValueError(
                 "This cost is not what a selection of its candidates costs "
                 "(docs/algorithms.rst §14): its selection profile does not "

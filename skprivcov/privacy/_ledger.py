@@ -88,13 +88,15 @@ class Totals(NamedTuple):
     def of(cls, records):
         totals = cls(Fraction(0), Fraction(0), Fraction(0), 0)
         for notion, parameter, caveats, curve, details in records:
+            facts = json.loads(details)
+            facts = facts if isinstance(facts, dict) else {}
             totals = totals.plus(
                 notion,
                 parameter,
                 json.loads(caveats),
                 json.loads(curve),
-                selection=profile_from_details(json.loads(details)),
-                envelope=json.loads(details).get(ENVELOPE_KEY),
+                selection=profile_from_details(facts),
+                envelope=facts.get(ENVELOPE_KEY),
             )
         return totals
 
@@ -111,6 +113,10 @@ class Totals(NamedTuple):
         ``selection``: a selection's SelectionProfile; ``envelope``: a Rényi
         spend's closed-form bound, if it has one)."""
         caveats = self.caveats | frozenset(caveats)
+        if selection is not None and not selection.describes(
+            notion, None if parameter is None else float(parameter), curve
+        ):
+            selection = None  # a profile that is not this record's is ignored
         self = self._replace(
             n_records=self.n_records + 1,
             selection=selection if self.n_records == 0 else None,

@@ -551,6 +551,31 @@ class SelectionProfile:
         if self.rho is None and self.epsilon is None and self.curve is None:
             raise ValueError("A selection has at least one kind of candidate.")
 
+    def describes(self, notion, parameter, curve):
+        """Whether a cost is this selection's Rényi route (to a relative
+        1e−9): only then may the profile bound be reported for it (§22).
+
+        Parameters
+        ----------
+        notion : {"pure", "renyi", "zcdp"}
+            The cost's notion.
+        parameter : float or None
+            Its ε for a pure cost.
+        curve : sequence of float or None
+            Its curve for a Rényi cost.
+
+        Returns
+        -------
+        describes : bool
+            True if the cost is what these candidates and law cost.
+        """
+        route = self.renyi_route()
+        if route[0] != notion:
+            return False
+        own = [parameter] if notion == "pure" else curve
+        expected = [route[1]] if notion == "pure" else route[1]
+        return bool(np.allclose(own, expected, rtol=1e-9, atol=0.0))
+
     def renyi_route(self):
         """What the selection costs by the Rényi route (§14; §22 for binomial).
 
