@@ -552,8 +552,10 @@ class SelectionProfile:
             raise ValueError("A selection has at least one kind of candidate.")
 
     def describes(self, notion, parameter, curve):
-        """Whether a cost is this selection's Rényi route (to a relative
-        1e−9): only then may the profile bound be reported for it (§22).
+        """Whether a cost is this selection's Rényi route (§22).
+
+        To a relative 1e−9: only then may the profile bound be reported for
+        the cost.
 
         Parameters
         ----------
