@@ -208,7 +208,7 @@ def _limits(rho, epsilon):
     curve = run_curve(rho, epsilon, None, orders)
     pure = epsilon if rho is None else None
     s = np.r_[0.0, np.logspace(-30.0, 0.0, 900)]
-    upper, _ = event_limits(s, orders, curve, pure)
+    upper = event_limits(s, orders, curve, pure)
     return s, upper, orders, curve, pure
 
 

@@ -287,16 +287,15 @@ def _logs(p):
     return np.log(p), np.log1p(-p)
 
 
-def event_limits(s, orders, curve, pure=None, *, lower=True):
-    """The largest and smallest probability the neighbour gives an event of
-    probability s, over pairs meeting a Rényi curve (§22).
+def event_limits(s, orders, curve, pure=None):
+    """The largest probability the neighbour gives an event of probability s,
+    over pairs meeting a Rényi curve (§22).
 
     Processing a run's output into "in the event or not" keeps every Rényi
     bound, in both directions, so (s, w) must satisfy them as two Bernoulli
     laws; the pairs that do form a convex set (each bound is jointly convex
     in the pair), symmetric in the two datasets. Bisection on log w gives
-    the limits, kept on the safe side (the upper one rounded up, the lower
-    one down).
+    the limit, rounded up.
 
     Parameters
     ----------
@@ -308,14 +307,11 @@ def event_limits(s, orders, curve, pure=None, *, lower=True):
         Upper bounds on ε(λ) at them.
     pure : float or None, default=None
         When the run is also pure ε-DP, that ε (its order ∞).
-    lower : bool, default=True
-        Whether to find the smallest probability too (else it is returned as
-        zeros, a valid but useless bound).
 
     Returns
     -------
-    upper, lower : ndarray
-        The largest and the smallest probability under the neighbour.
+    upper : ndarray
+        The largest probability under the neighbour, Ψ(s).
     """
     s = np.asarray(s, dtype=np.float64)
     orders = np.asarray(orders, dtype=np.float64)
@@ -323,34 +319,21 @@ def event_limits(s, orders, curve, pure=None, *, lower=True):
     keep = np.isfinite(curve)
     orders, curve = orders[keep], curve[keep]
     inside = (s > 0.0) & (s < 1.0)
-    log_s = np.log(np.where(inside, s, 0.5))
-    # Upper: log w in [log s, 0]; lower: log w in [log s − 800, log s].
-    high_ok, high_bad = log_s.copy(), np.zeros_like(s)
-    low_bad, low_ok = log_s - 800.0, log_s.copy()
+    # log w in [log s, 0]: the last w that fits, and the first that does not.
+    high_ok = np.log(np.where(inside, s, 0.5))
+    high_bad = np.zeros_like(s)
     probability = _logs(np.where(inside, s, 0.5))
     limit = ((orders - 1.0) * curve)[None, :]
-    want_lower = lower
     for _ in range(_BISECTION_STEPS):
         middle = 0.5 * (high_ok + high_bad)
         fits = _fits(_logs(np.exp(middle)), probability, orders, limit)
         high_ok = np.where(fits, middle, high_ok)
         high_bad = np.where(fits, high_bad, middle)
-        if want_lower:
-            middle = 0.5 * (low_bad + low_ok)
-            fits = _fits(_logs(np.exp(middle)), probability, orders, limit)
-            low_ok = np.where(fits, middle, low_ok)
-            low_bad = np.where(fits, low_bad, middle)
     upper = np.where(inside, np.exp(high_bad), s)
-    lower = np.where(inside, np.exp(low_bad), s) if want_lower else np.zeros_like(s)
     if pure is not None:
         grow = math.exp(pure)
         upper = np.minimum(upper, np.minimum(grow * s, 1.0 - (1.0 - s) / grow))
-        lower = np.maximum(lower, np.maximum(s / grow, 1.0 - grow * (1.0 - s)))
-    upper = np.where(inside, np.minimum(_up(upper), 1.0), s)
-    lower = np.where(
-        inside, np.maximum(np.nextafter(lower * (1.0 - _MARGIN), -np.inf), 0.0), s
-    )
-    return upper, lower
+    return np.where(inside, np.minimum(_up(upper), 1.0), s)
 
 
 def selection_delta(law, s, upper, orders, curve, epsilon, *, pure=None):
@@ -628,7 +611,7 @@ def _selection_epsilon(profile, delta, ceiling):
     # g(0)·s_1 in part 1 and Ψ(s_1)·e^ε·g(0) in part 2, negligible next to δ.
     floor = min(1e-30, 1e-20 * delta)
     s = _quantiles(profile.law, _ORDERS, curve, pure, floor)
-    upper, _ = event_limits(s, _ORDERS, curve, pure, lower=False)
+    upper = event_limits(s, _ORDERS, curve, pure)
 
     def holds(epsilon):
         bound = selection_delta(
