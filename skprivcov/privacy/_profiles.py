@@ -649,8 +649,7 @@ def _renyi_route(profile):
         # Pure (2 + η)ε (Liu–Talwar for η = 1); binomial: m runs composed, or
         # one run and the slope of φ' (§22).
         if binomial:
-            trials = law.first
-            return "pure", min(trials * epsilon, epsilon + (trials - 1.0) * math.log(2))
+            return "pure", _binomial_pure(epsilon, law)
         return "pure", (2.0 + law.first) * epsilon
     envelope = None
     if profile.curve is None and epsilon == 0.0:
@@ -675,6 +674,27 @@ def _renyi_route(profile):
             orders, largest, eta=law.first, gamma=law.second, rho=rho
         )
     return "renyi", tuple(float(value) for value in curve), envelope
+
+
+def _binomial_pure(epsilon, law):
+    """The pure ε of the best of K ~ Binomial(m, p) | K ≥ 1 runs of pure
+    ε-DP candidates (§22): the smaller of m runs composed, mε (the best of
+    the first K of m runs is their post-processing), and
+    ε + (m − 1)·log(1/(1 − p)).
+
+    The second: with ties broken by an independent uniform, the best output
+    has density p(y)·φ'(F(y)) at an output y, and
+    φ'(z) = mp(1 − p + pz)^(m−1)/(1 − (1 − p)^m) varies over z in [0, 1]
+    by the factor φ'(1)/φ'(0) = (1 − p)^−(m−1) at most, so the loss at any
+    output is at most ε + (m − 1)·log(1/(1 − p)). (log 2 only for p = 1/2:
+    a p above 1/2 makes φ' steeper.) Both rounded up.
+    """
+    if epsilon == 0.0:
+        return 0.0  # free candidates: a free selection
+    trials, success = law.first, law.second
+    composed = trials * epsilon
+    sloped = epsilon + (trials - 1.0) * -math.log1p(-success)
+    return _rounded_up((min(composed, sloped),))[0]
 
 
 def _binomial_curve(largest, law):

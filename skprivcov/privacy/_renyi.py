@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from skprivcov.privacy._conversions import cks_epsilon_at
+
 __all__ = [
     "RENYI_ORDERS",
     "curve_at",
@@ -89,12 +91,31 @@ def curve_at(orders, curve, at):
     return padded[index]
 
 
+def _log_complement(lam):
+    """log(1 − 1/λ) to a few roundings: λ − 1 is exact for 1 < λ < 2^53, so
+    log(λ − 1) − log λ near λ = 1 (where 1 − 1/λ would cancel)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        near = np.log(lam - 1.0) - np.log(lam)
+    return np.where(lam < 2.0, near, np.log1p(-1.0 / lam))
+
+
 def _conversion_term(lam, delta):
     """(λ·log(1 − 1/λ) − log(λ − 1) − log δ)/(λ − 1), CKS20 Prop. 12's price
     of turning ε(λ) into (ε, δ) at the order λ (§14)."""
-    return (lam * np.log1p(-1.0 / lam) - np.log(lam - 1.0) - math.log(delta)) / (
+    return (lam * _log_complement(lam) - np.log(lam - 1.0) - math.log(delta)) / (
         lam - 1.0
     )
+
+
+def _conversion_scale(lam, delta):
+    """The absolute sum of the conversion term's parts, whose roundings (a
+    few units of 2^−53 each) bound its absolute error: the result may be far
+    smaller than its parts (ε near 0, §7.4)."""
+    return (
+        np.abs(lam * _log_complement(lam))
+        + np.abs(np.log(lam - 1.0))
+        + abs(math.log(delta))
+    ) / (lam - 1.0)
 
 
 # Points per interval between two stored orders at which the chord bound is
@@ -134,7 +155,12 @@ def rdp_epsilon(curve, delta, orders=None):
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
     lam = _orders(orders)
     curve = np.asarray(curve, dtype=np.float64)
-    best = np.min(curve + _conversion_term(lam, delta))
+    # Each value with the rounding of its parts (§7.4): 1e−14 of their sum.
+    best = np.min(
+        curve
+        + _conversion_term(lam, delta)
+        + 1e-14 * (np.abs(curve) + _conversion_scale(lam, delta))
+    )
     if lam.size > 1 and np.all(np.diff(lam) > 0):
         # Real orders between stored ones: (λ − 1)ε(λ) under the chord.
         weight = np.linspace(0.0, 1.0, _CHORD_POINTS + 2)[1:-1, None]
@@ -144,7 +170,14 @@ def rdp_epsilon(curve, delta, orders=None):
             (high - 1.0) * curve[1:] - (low - 1.0) * curve[:-1]
         )
         chord = _up(scaled / (between - 1.0))
-        best = min(best, np.min(chord + _conversion_term(between, delta)))
+        best = min(
+            best,
+            np.min(
+                chord
+                + _conversion_term(between, delta)
+                + 1e-14 * (np.abs(chord) + _conversion_scale(between, delta))
+            ),
+        )
     return float(max(_up(best), 0.0))
 
 
@@ -153,11 +186,15 @@ def envelope_epsilon(envelope, delta):
 
     ``envelope`` = (a, b, c) states ε(λ) ≤ a·λ + b + c/(λ − 1) for every
     λ > 1, the form of ρ-zCDP (a = ρ) and of the selection curve of ρ-zCDP
-    candidates (§14: a = ρ, b = (1 + η)·m, c = log E[K]). The conversion of
-    CKS20 Prop. 12 is minimised over t = log(λ − 1) by a bounded scalar search
-    (from 1 + e^−30 to 1 + e^30, far beyond the stored orders, which is what
-    a tiny ρ needs); any order gives a valid ε, so an inexact minimum is
-    safe (§22).
+    candidates (§14: a = ρ, b = (1 + η)·m, c = log E[K]). With h = λ − 1,
+    the conversion of CKS20 Prop. 12 at λ is
+    b + a(1+h) − log(1+1/h) − (log(1+h) − log(1/δ) − c)/h: the zCDP
+    conversion of ρ = a at log(1/δ) + c, plus b (§22). It is computed by
+    :func:`~skprivcov.privacy._conversions.cks_epsilon_at` in closed form
+    over every order (the least over h is where ah² + log(1+h) = log(1/δ) + c),
+    with each term's rounding bounded (§7.4): it terminates and is never
+    below the true conversion for every budget of the documented ranges, δ
+    near 0 or 1 included.
 
     Parameters
     ----------
@@ -171,20 +208,17 @@ def envelope_epsilon(envelope, delta):
     epsilon : float
         The ε.
     """
-    from scipy.optimize import minimize_scalar
-
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
     a, b, c = (float(value) for value in envelope)
-
-    def converted(t):
-        lam = 1.0 + math.exp(t)
-        return a * lam + b + c / (lam - 1.0) + float(_conversion_term(lam, delta))
-
-    # The objective is convex in λ (each part is); on t it is unimodal.
-    found = minimize_scalar(converted, bounds=(-30.0, 30.0), method="bounded")
-    best = min(converted(found.x), converted(math.log(RENYI_ORDERS[-1] - 1.0)))
-    return float(max(_up(best), 0.0))
+    # log(1/δ) + c rounded up: the conversion grows with it.
+    log_inv = math.nextafter(
+        (-math.log(delta) * (1.0 + 4e-16) + c) * (1.0 + 4e-16), math.inf
+    )
+    converted = cks_epsilon_at(a, log_inv)
+    if b == 0.0 or math.isinf(converted):
+        return float(converted + b)
+    return float(math.nextafter(math.fsum((b, converted)), math.inf))
 
 
 def expected_runs(eta, gamma):
