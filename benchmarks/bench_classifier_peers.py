@@ -118,7 +118,8 @@ RIDGE_EPSILONS = (1.0, 3.0)
 LR_C, LR_CURVATURE = 1.0, 0.25
 
 # kind: "ours" (a default: counts for the summary), "ours variant", "peer",
-# "non-private". make(epsilon, d, n_classes, seed) -> unfitted estimator.
+# "non-private". make(epsilon, d, n_classes, seed) -> unfitted estimator. The
+# datasets' labels are 0..n_classes − 1, public (classes=, docs/algorithms.rst §25).
 # spend(epsilon, n_classes, model) -> the real spend of that fit, as text.
 Method = namedtuple("Method", "kind make spend")
 
@@ -201,14 +202,14 @@ def skprivcov_classifiers(notes):
         "skprivcov LDA": Method(
             "ours",
             lambda eps, d, k, seed: PrivateLinearDiscriminantAnalysis(
-                epsilon=eps, feature_bounds=box(d), random_state=seed
+                classes=range(k), epsilon=eps, feature_bounds=box(d), random_state=seed
             ),
             skprivcov_spend,
         ),
         "skprivcov GaussianNB": Method(
             "ours",
             lambda eps, d, k, seed: PrivateGaussianNB(
-                epsilon=eps, feature_bounds=box(d), random_state=seed
+                classes=range(k), epsilon=eps, feature_bounds=box(d), random_state=seed
             ),
             skprivcov_spend,
         ),
@@ -217,6 +218,7 @@ def skprivcov_classifiers(notes):
         methods[f"skprivcov LDA covariance={variant}"] = Method(
             "ours variant",
             lambda eps, d, k, seed, variant=variant: PrivateLinearDiscriminantAnalysis(
+                classes=range(k),
                 covariance=variant,
                 epsilon=eps,
                 feature_bounds=box(d),
@@ -227,14 +229,14 @@ def skprivcov_classifiers(notes):
     methods["skprivcov LDA, norm bound only"] = Method(
         "ours variant",
         lambda eps, d, k, seed: PrivateLinearDiscriminantAnalysis(
-            epsilon=eps, norm_bound=1.0, random_state=seed
+            classes=range(k), epsilon=eps, norm_bound=1.0, random_state=seed
         ),
         skprivcov_spend,
     )
     methods["skprivcov GaussianNB, norm bound only"] = Method(
         "ours variant",
         lambda eps, d, k, seed: PrivateGaussianNB(
-            epsilon=eps, norm_bound=1.0, random_state=seed
+            classes=range(k), epsilon=eps, norm_bound=1.0, random_state=seed
         ),
         skprivcov_spend,
     )

@@ -24,15 +24,16 @@ EPSILONS = (0.5, 1.0, 4.0)
 REPEATS = 20
 
 
-def models(epsilon, d, seed):
+def models(epsilon, d, seed, n_classes):
     from diffprivlib.models import GaussianNB, LogisticRegression
 
     return {
+        # The datasets' labels are public (classes=, docs/algorithms.rst §25).
         "skprivcov LDA ε": PrivateLinearDiscriminantAnalysis(
-            epsilon=epsilon, random_state=seed
+            classes=range(n_classes), epsilon=epsilon, random_state=seed
         ),
         "skprivcov LDA (ε, 1e-6)": PrivateLinearDiscriminantAnalysis(
-            epsilon=epsilon, delta=1e-6, random_state=seed
+            classes=range(n_classes), epsilon=epsilon, delta=1e-6, random_state=seed
         ),
         "diffprivlib GaussianNB": GaussianNB(
             epsilon=epsilon, bounds=(0.0, 1.0 / np.sqrt(d)), random_state=seed
@@ -56,7 +57,9 @@ def main():
                 X_train, X_test, y_train, y_test = train_test_split(
                     X, y, test_size=0.3, random_state=seed, stratify=y
                 )
-                for name, model in models(epsilon, X.shape[1], seed).items():
+                for name, model in models(
+                    epsilon, X.shape[1], seed, data.target_names.size
+                ).items():
                     model.fit(X_train, y_train)
                     scores.setdefault(name, []).append(model.score(X_test, y_test))
                 scores.setdefault("non-private LDA", []).append(

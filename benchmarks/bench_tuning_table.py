@@ -96,7 +96,8 @@ class Regression:
         )
 
     @staticmethod
-    def candidate(rho):
+    def candidate(rho, labels=None):
+        del labels  # a regressor
         return PrivateRidge(estimator=GaussianCovariance(rho=rho))
 
     scoring = PredictionLossScore(loss="squared", clip=DIABETES_CLIP)
@@ -128,8 +129,13 @@ class Classification:
         )
 
     @staticmethod
-    def candidate(rho):
-        return PrivateLinearDiscriminantAnalysis(rho=rho, nonfinite="zero")
+    def candidate(rho, labels=(0, 1)):
+        # A private selection needs exact candidates: the label set public
+        # (docs/algorithms.rst §25; the default above releases its own). The
+        # cost does not depend on which labels: two stand in for pricing.
+        return PrivateLinearDiscriminantAnalysis(
+            classes=labels, rho=rho, nonfinite="zero"
+        )
 
     scoring = PredictionLossScore(loss="zero_one")
 
@@ -156,9 +162,12 @@ DATASETS = {
 }
 
 
-def make_search(task, rho, seed=None):
-    """The search whose every candidate spends ρ."""
-    estimator = task.candidate(rho)
+def make_search(task, rho, seed=None, labels=None):
+    """The search whose every candidate spends ρ (a classifier's candidates
+    given the public label set ``labels``)."""
+    estimator = (
+        task.candidate(rho, labels) if labels is not None else task.candidate(rho)
+    )
     return PrivateRandomSearch(
         estimator,
         default_search_space(estimator),
@@ -211,16 +220,19 @@ def one_repetition(name, epsilon, rho, rep):
     model on repetition ``rep``'s split, and the search's pick."""
     _, task = DATASETS[name]
     X_train, X_test, y_train, y_test = split(name, rep)
+    y = np.concatenate([y_train, y_test])  # the dataset's labels, public
     seed = 7919 * rep + round(100 * epsilon)
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         default = task.default(epsilon, seed).fit(X_train, y_train)
-        search = make_search(task, rho, seed=seed).fit(X_train, y_train)
+        labels = np.unique(y) if task.classifier else None
+        search = make_search(task, rho, seed=seed, labels=labels)
+        search.fit(X_train, y_train)
         # Each candidate fit once on all the training rows at the search's
         # per-candidate budget: the best of them, in hindsight, is what the
         # search could reach without its selection's noise and held-out share.
-        candidate = task.candidate(rho)
+        candidate = task.candidate(rho, labels)
         each = {}
         for setting in ParameterGrid(default_search_space(candidate)):
             model = clone(candidate).set_params(**setting, random_state=seed)

@@ -59,6 +59,7 @@ X_train, X_test, y_train, y_test = train_test_split(
 PIXEL_BOUND = 128.0  # the norm of the all-16 image: no row is clipped
 TIGHT_BOUND = 32.0  # a public choice: a quarter of it (longer rows are clipped)
 N_COMPONENTS = 30
+DIGITS = range(10)  # the label set, public (docs/algorithms.rst §25)
 DELTA = 1e-6
 EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0]
 N_REPEATS = 10
@@ -85,6 +86,7 @@ def private_pipeline(rho, bound, seed, accountant=None):
             random_state=2 * seed,
         ),
         PrivateLinearDiscriminantAnalysis(
+            classes=DIGITS,
             rho=rho / 2,
             norm_bound=bound,
             accountant=accountant,
@@ -138,12 +140,12 @@ curves = {
     ),
     f"private LDA on the 64 pixels, bound {TIGHT_BOUND:g}": accuracies(
         lambda rho, seed: PrivateLinearDiscriminantAnalysis(
-            rho=rho, norm_bound=TIGHT_BOUND, random_state=seed
+            classes=DIGITS, rho=rho, norm_bound=TIGHT_BOUND, random_state=seed
         )
     ),
     f"private LDA on the 64 pixels, bound {PIXEL_BOUND:g}": accuracies(
         lambda rho, seed: PrivateLinearDiscriminantAnalysis(
-            rho=rho, norm_bound=PIXEL_BOUND, random_state=seed
+            classes=DIGITS, rho=rho, norm_bound=PIXEL_BOUND, random_state=seed
         )
     ),
 }

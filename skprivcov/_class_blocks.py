@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from skprivcov._class_labels import categorical_labels, release_label_set
 from skprivcov._class_stats import class_sums_squares
 from skprivcov._constraints import (
     BUDGET,
@@ -91,18 +92,23 @@ VARIANCE_FLOOR = 0.1
 
 def check_labels_public(estimator, X, y):
     """The public checks of a classifier's fit, before the charge (§13.2):
-    X's shape and kind, y's length, and the public ``classes`` (their kind
-    and number). Returns (X, y, the public classes or None)."""
+    X's shape and kind, y's length, and the public label set (§25): the
+    ``classes`` parameter, else the categories of a categorical y (their
+    kind and number). Returns (X, y, the public classes or None: the label
+    set is then released privately)."""
     name = type(estimator).__name__
     X = check_public(estimator, X, reset=True, ensure_min_features=1)
     if is_dask_array(X):
         raise TypeError(f"{name} does not take dask arrays; compute X first.")
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    categories = categorical_labels(y)
     y = column_or_1d(y, warn=True)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels.")
-    public = None if estimator.classes is None else np.asarray(estimator.classes)
+    public = np.asarray(estimator.classes) if estimator.classes is not None else None
+    if public is None:
+        public = categories
     if public is not None:
         # The kind of labels is checked on the public list, before the charge;
         # afterwards y is only checked for membership, so no label in the
@@ -113,23 +119,27 @@ def check_labels_public(estimator, X, y):
     return X, y, public
 
 
-def charge_and_check_labels(estimator, budget, y, public):
-    """Charge the accountant, then read y: its classes (public ``classes``,
-    or y's labels, treated as public) and the refusal of labels outside
-    them, paid for (§13.2). No message holds a label."""
+def charge_and_check_labels(estimator, budget, y, public, rng):
+    """Charge the accountant, then read y: the classes (public, or released
+    privately by :func:`skprivcov._class_labels.release_label_set`, §25) and
+    the refusal of labels outside public ones, paid for (§13.2). Returns
+    (classes, the parts spent on them, the budget left). No message holds a
+    label."""
     charge(estimator.accountant, budget, estimator)
-    if public is None:
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(
-                "y has fewer than 2 classes; a classifier needs at least 2."
-            )
-        return classes
-    classes = np.unique(public)
-    if not np.all(np.isin(y, classes)):
-        raise ValueError("y has labels that are not in classes.")
-    return classes
+    if public is not None:
+        classes = np.unique(public)
+        if not np.all(np.isin(y, classes)):
+            raise ValueError("y has labels that are not in classes.")
+        return classes, (), budget
+    check_classification_targets(y)
+    classes, parts, rest = release_label_set(y, budget, rng)
+    if classes.size < 2:
+        raise ValueError(
+            "The private label set (docs/algorithms.rst §25) released fewer than "
+            "2 classes: too few rows per class for the budget. Give classes (the "
+            "label set, public), a categorical y, or a larger budget."
+        )
+    return classes, parts, rest
 
 
 # The parameters both classifiers share (their own ``__init__`` stores them).

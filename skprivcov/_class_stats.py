@@ -52,8 +52,23 @@ __all__ = ["class_grams", "class_sums_squares", "exact_mean"]
 
 
 def _label_indices(y, classes):
-    """The index in ``classes`` (sorted, as np.unique gives) of each label."""
-    return np.searchsorted(classes, y).astype(np.intp)
+    """The index in ``classes`` (sorted, as np.unique gives) of each label,
+    or ``len(classes)`` for a label outside them: a row left out of every
+    class (its label was not released, docs/algorithms.rst §25). Its
+    statistics go to one more class that is never returned, so the work does
+    not depend on how many rows are left out."""
+    classes = np.asarray(classes)
+    y = np.asarray(y)
+    size = len(classes)
+    index = np.minimum(np.searchsorted(classes, y), max(size - 1, 0))
+    kept = classes[index] == y
+    return np.where(kept, index, size).astype(np.intp)
+
+
+def _without_left_out(total, size):
+    """The first ``size`` classes of an ExactTotal of shape (size + 1, d)."""
+    high, low = total.normalised()
+    return ExactTotal.from_parts(high[:size], low[:size])
 
 
 def _dense_spans(X, with_constant):
@@ -117,9 +132,11 @@ def class_sums_squares(X, y, classes, bound, nonfinite):
     is refused after the whole pass."""
     _check_rule(nonfinite)
     d = X.shape[1]
-    size = len(classes)
+    kept = len(classes)
     labels = _label_indices(y, classes)
-    counts = np.bincount(labels, minlength=size).astype(np.int64)
+    # One more class: the rows whose label is not among ``classes`` (§25).
+    size = kept + 1
+    counts = np.bincount(labels, minlength=size).astype(np.int64)[:kept]
     sums = ExactTotal((size, d))
     squares = ExactTotal((size, d))
     n_bad = 0
@@ -135,7 +152,7 @@ def class_sums_squares(X, y, classes, bound, nonfinite):
                 _class_product(one_hot, integers).toarray(), m << (2 * FRACTION_BITS)
             )
         _refuse_nonfinite(n_bad, nonfinite)
-        return counts, sums, squares
+        return counts, _without_left_out(sums, kept), _without_left_out(squares, kept)
     grid, rows, spans, product_rows = _dense_spans(X, with_constant=False)
     block_sums = np.zeros((size, d))
     block_squares = np.zeros((size, d))
@@ -158,7 +175,7 @@ def class_sums_squares(X, y, classes, bound, nonfinite):
     if spans:
         _flush(sums, squares, block_sums, block_squares, spans[current])
     _refuse_nonfinite(n_bad, nonfinite)
-    return counts, sums, squares
+    return counts, _without_left_out(sums, kept), _without_left_out(squares, kept)
 
 
 def _flush(sums, squares, block_sums, block_squares, span):
@@ -197,8 +214,10 @@ def class_grams(X, y, classes, bound, nonfinite):
     whole pass."""
     _check_rule(nonfinite)
     d = X.shape[1]
-    size = len(classes)
+    kept = len(classes)
     labels = _label_indices(y, classes)
+    # One more class: the rows whose label is not among ``classes`` (§25).
+    size = kept + 1
     totals = [ExactTotal((d + 1, d + 1)) for _ in range(size)]
     n_bad = 0
     if sparse.issparse(X):
@@ -219,7 +238,7 @@ def class_grams(X, y, classes, bound, nonfinite):
                 part[d, d] = (bounds[index + 1] - bounds[index]) << (2 * FRACTION_BITS)
                 total.add(part, m << (2 * FRACTION_BITS))
         _refuse_nonfinite(n_bad, nonfinite)
-        return totals
+        return totals[:kept]
     grid, rows, spans, product_rows = _dense_spans(X, with_constant=True)
     width = d + 1
     grouped = np.empty((product_rows + 1 + size, width))
@@ -250,7 +269,7 @@ def class_grams(X, y, classes, bound, nonfinite):
     if spans:
         _flush_grams(totals, blocks, integers, spans[current])
     _refuse_nonfinite(n_bad, nonfinite)
-    return totals
+    return totals[:kept]
 
 
 def _flush_grams(totals, blocks, integers, span):

@@ -1,11 +1,13 @@
 """The fit template of the private classifiers (docs/algorithms.rst §13.2, §21).
 
 The template of the covariance estimators
-(:class:`skprivcov.covariance.BasePrivateCovariance`) with labels: resolve
-the budget → the public checks of X, y and the parameters (no value read) →
-:func:`skprivcov.base.charge` → the labels' values checked → values
-converted → the generator → the rows clipped (a private bound at its part,
-or a public one or box) → the classifier's one hook, ``_release_classes``,
+(:class:`skprivcov.covariance.BasePrivateCovariance`) with labels: the
+public checks of X, y and the parameters (no value read) → resolve the
+budget (with the private label set's δ₀ when the labels are not public, §25)
+→ :func:`skprivcov.base.charge` → the generator → the label set (public
+labels checked, or released privately) → values converted → the rows
+clipped (a private bound at its part, or a public one or box) → the
+classifier's one hook, ``_release_classes``,
 which releases its blocks through the noise source of
 :mod:`skprivcov.mechanisms` and fits from them → the parts checked against
 the budget → ``privacy_spent_`` and ``privacy_parts_``. A classifier never
@@ -24,6 +26,7 @@ from skprivcov._class_blocks import (
     check_labels_public,
     clipping_rows,
 )
+from skprivcov._class_labels import check_label_release, label_budget
 from skprivcov._random import release_generator
 from skprivcov._validation import as_numeric
 from skprivcov.base import estimator_budget
@@ -54,13 +57,29 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def fit_cost(self):
         """What one fit spends, from the parameters alone (no data).
 
+        With ``classes=None`` the label set is released privately unless y
+        is categorical (docs/algorithms.rst §25): the cost then carries the
+        step's δ₀ (``approximate_delta``), which a fit on a categorical y
+        does not spend.
+
         Returns
         -------
         cost : PrivacyCost
             The budget given by ``rho``, ``epsilon`` and ``delta`` (or the
-            default, ρ = 0.1).
+            default, ρ = 0.1), δ₀-approximate with ``classes=None``.
         """
-        return estimator_budget(self)
+        return self._fit_budget(private_labels=self.classes is None)
+
+    def _fit_budget(self, *, private_labels):
+        budget = estimator_budget(self)
+        if not private_labels:
+            return budget
+        return label_budget(
+            budget,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            owner=type(self).__name__,
+        )
 
     def _check_classes(self, n_classes, n_features):
         """Checks of parameters against the number of classes: on the public
@@ -111,21 +130,29 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             The fitted classifier.
         """
-        budget = cost = self.fit_cost()
         X, y, public_classes = check_labels_public(self, X, y)
+        budget = cost = self._fit_budget(private_labels=public_classes is None)
         box = check_feature_bounds(self.feature_bounds, X.shape[1])
         if public_classes is not None:
             self._check_classes(np.unique(public_classes).size, X.shape[1])
-        classes = charge_and_check_labels(self, budget, y, public_classes)
+        else:
+            check_label_release(
+                cost, X.shape[0], self.noise == "hardened", type(self).__name__
+            )
+        rng = release_generator(self.random_state, noise=self.noise)
+        classes, label_parts, budget = charge_and_check_labels(
+            self, cost, y, public_classes, rng
+        )
 
         # Values from here on (docs/algorithms.rst §13.2).
         self._check_classes(classes.size, X.shape[1])
         X = as_numeric(X)
-        rng = release_generator(self.random_state, noise=self.noise)
         # §18.2: with "auto" a private row-norm bound at its part, the release
         # at the rest (sequential composition on the same rows); with a
-        # public box, rows centred in it (§21).
+        # public box, rows centred in it (§21). Rows whose label was not
+        # released count in no class (§25).
         X, bound, parts, budget, centre = clipping_rows(self, X, budget, rng, box)
+        parts = (*label_parts, *parts)
         self.classes_ = classes
         release_parts = self._release_classes(
             X, y, bound, budget, rng, box=box, centre=centre

@@ -76,6 +76,21 @@ tuple (low, high), default="auto"
         budget and raises BudgetExceededError, computing nothing, if that
         would exceed it. Survives ``clone`` (the clones share it) and, for an
         accountant with a ledger file, pickling into worker processes.""",
+    "classes_parameter": """classes : array-like of shape (n_classes,), default=None
+        The class labels, public. Labels of y outside them are refused after
+        the budget is charged. None: the categories of a categorical y (a
+        pandas Categorical, or a Series of category dtype) are public, as
+        the data's schema; otherwise the labels present in y are data, and
+        the label set is released privately (docs/algorithms.rst §25): each
+        label's count gets Gaussian noise at 1/10 of the zCDP budget (the
+        part ``"label set"`` of ``privacy_parts_``), and a label is released
+        when its noisy count reaches a public threshold (61 rows at ρ = 0.1,
+        20 at ρ = 1), so that a label held by a single row is published with
+        probability at most δ₀ = 1e-9 (δ/100 of an (ε, δ) budget). The cost
+        then carries δ₀ (``approximate_delta``): a ρ or pure ε accountant
+        cannot pay it, a pure ε budget is refused, and so is a table of
+        fewer rows than the threshold (before the charge). Rows whose label
+        is not released count in no class.""",
     "projection_parameter": """projection : {"psd-trace", None}, default="psd-trace"
         Post-processing of the release (free). "psd-trace": the covariance
         is projected onto {PSD, trace ≤ B²} (the centred one likewise, and

@@ -19,7 +19,13 @@ from skprivcov._constraints import is_auto
 from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._random import bounds_generator, release_generator
 from skprivcov._validation import as_numeric, check_public
-from skprivcov.base import ClippedData, budget_parameters, charge, describe
+from skprivcov.base import (
+    ClippedData,
+    budget_parameters,
+    charge,
+    check_handed_down,
+    describe,
+)
 from skprivcov.covariance import CovarianceRelease, GaussianCovariance
 from skprivcov.mechanisms import split_budget
 from skprivcov.privacy import check_within, compose_parts
@@ -173,6 +179,11 @@ class BaseFoldReleases(BaseEstimator):
         template._validate_params()
         # Charged once, before any value is read: the folds are disjoint.
         cost = template.fit_cost()
+        # Private bounds, once on all the rows, then the folds at the rest
+        # (§18.5): the rest is handed to every fold's release.
+        bound_parts, rest = folds.bound_parts(cost)
+        if bound_parts:
+            check_handed_down(type(owner).__name__, rest)
         charge(
             template.accountant,
             cost,
@@ -187,9 +198,7 @@ class BaseFoldReleases(BaseEstimator):
         if is_dask_array(X):
             # Its blocks are read here, after the charge (§13.1).
             X = compute_array(X)
-        # Private bounds, once on all the rows, then the folds at the rest
-        # (§18.5); ``seed`` seeds the split and the folds' own seeds.
-        bound_parts, rest = folds.bound_parts(cost)
+        # ``seed`` seeds the split and the folds' own seeds.
         seed = self.random_state
         chosen = {}
         if bound_parts:

@@ -27,7 +27,7 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._clipped_data import ClippedData
-from skprivcov._constraints import is_auto
+from skprivcov._constraints import BUDGET_RANGE, is_auto
 from skprivcov._random import seed_description
 from skprivcov._validation import check_input, check_public
 from skprivcov.mechanisms import (
@@ -47,6 +47,7 @@ __all__ = [
     "bound_range",
     "budget_parameters",
     "charge",
+    "check_handed_down",
     "describe",
     "eigenvalue_floor",
     "estimator_budget",
@@ -263,6 +264,40 @@ def budget_parameters(cost):
     if cost.notion == "zcdp":
         return {"rho": cost.parameter, "epsilon": None, "delta": None}
     return {"epsilon": cost.parameter, "rho": None, "delta": None}
+
+
+def check_handed_down(owner, *budgets):
+    """Refuse, before the charge, a budget too small to hand to a step.
+
+    A fit that splits its budget and hands a share to an inner estimator
+    (a ridge model's covariance release after its private bounds, a fold
+    release) checks every share first: the inner estimator takes budgets in
+    [1e-30, 1e30] only (``_constraints.BUDGET_RANGE``, the range in which no
+    computation can overflow or underflow), and a share below it would be
+    refused after the charge (docs/algorithms.rst §13.2). The shares are
+    public: functions of the parameters and the shape.
+
+    Parameters
+    ----------
+    owner : str
+        The estimator that splits, for the message.
+    *budgets : PrivacyCost
+        The shares it will hand down.
+
+    Raises
+    ------
+    ValueError
+        If a share is below the smallest budget an estimator takes.
+    """
+    low = BUDGET_RANGE[0]
+    for budget in budgets:
+        if budget.parameter < low:
+            raise ValueError(
+                f"{owner}: the budget is too small to split among the fit's "
+                f"steps: one step would get {budget}, below {low:g}, the "
+                "smallest budget an estimator takes (docs/algorithms.rst "
+                "§13.2). Give a larger budget."
+            )
 
 
 def estimator_budget(estimator):

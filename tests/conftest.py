@@ -18,7 +18,18 @@ on the ``csr_matrix`` container instead of ``csr_array``, the same seven sparse
 formats through the same validation, and the latter stays fast.
 """
 
+import os
+import sys
+
 import pytest
+
+# PySpark starts its workers with $PYSPARK_PYTHON ("python3" on the PATH when
+# unset, which may not have skprivcov, or even numpy); the session's
+# spark.pyspark.python setting does not reach a driver started from Python. The
+# suite runs its workers (and any driver it starts) with this interpreter,
+# unless the user chose another.
+for _variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+    os.environ.setdefault(_variable, sys.executable)
 
 # The checks of fit and publish behaviour kept in the fast loop for the variants.
 FAST_VARIANT_CHECKS = frozenset(

@@ -50,7 +50,7 @@ def _name(estimator):
 
 def _expected_failed_checks(estimator):
     """The registry's expected failures of scikit-learn's checks, with reasons."""
-    return REGISTRY[_name(estimator)].expected_failed_checks
+    return REGISTRY[_name(estimator)].failed_checks(estimator)
 
 
 def test_the_registry_holds_every_estimator():

@@ -173,7 +173,14 @@ def test_the_released_statistics_are_the_exact_grid_statistics(monkeypatch):
 def test_each_block_is_noised_at_its_scale(noise, budget, estimator):
     X, y = _blobs(n=240)
     n, d = X.shape
-    params = {"norm_bound": 1.0, "noise": noise, "random_state": 3, **budget}
+    # The labels public (§25): the blocks are the subject here.
+    params = {
+        "classes": [0, 1, 2],
+        "norm_bound": 1.0,
+        "noise": noise,
+        "random_state": 3,
+        **budget,
+    }
     if estimator == "nb":
         model = PrivateGaussianNB(**params)
     else:
@@ -330,7 +337,9 @@ def test_the_classifiers_learn():
     np.testing.assert_allclose(
         nb.var_, [X[y == c].var(axis=0) for c in range(3)], atol=0.002
     )
+    # The labels released privately first (§25), then the three blocks.
     assert [p.step for p in nb.privacy_parts_] == [
+        "label set",
         "class counts",
         "class totals",
         "class squares",
@@ -342,7 +351,9 @@ def test_a_public_box_centres_the_rows_and_bounds_the_estimates():
     ½‖upper − lower‖, nothing spent on a bound) and the means stay in it."""
     X, y = _blobs(n=400)
     box = (np.array([-1.0, -1.0]), np.array([1.0, 1.0]))
-    nb = PrivateGaussianNB(epsilon=0.05, feature_bounds=box, random_state=0)
+    nb = PrivateGaussianNB(
+        classes=[0, 1, 2], epsilon=0.05, feature_bounds=box, random_state=0
+    )
     nb.fit(X, y)
     assert nb.norm_bound_ == pytest.approx(math.sqrt(2.0))
     assert nb.privacy_parts_[0].step == "class counts"
@@ -366,7 +377,9 @@ def test_the_auto_structure_is_a_public_rule():
     assert auto_structure(124, 13, 3, PrivacyCost.pure(100.0)) == "shrunk"
     assert auto_structure(10**6, 30, 2, PrivacyCost.zcdp(1.0)) == "shrunk"
     X, y = _blobs(n=300)
-    clf = PrivateLinearDiscriminantAnalysis(epsilon=0.3, random_state=0).fit(X, y)
+    clf = PrivateLinearDiscriminantAnalysis(
+        classes=[0, 1, 2], epsilon=0.3, random_state=0
+    ).fit(X, y)
     assert clf.covariance_structure_ == "diagonal"
     assert [p.step for p in clf.privacy_parts_] == [
         "norm bound",
@@ -400,7 +413,11 @@ def test_pure_epsilon_3_accuracy_on_the_acceptance_setting(loader, least):
     splits = StratifiedShuffleSplit(20, test_size=0.3, random_state=0)
     accuracy = [
         PrivateLinearDiscriminantAnalysis(
-            epsilon=3.0, norm_bound=1.0, feature_bounds=box, random_state=seed
+            classes=np.unique(y),
+            epsilon=3.0,
+            norm_bound=1.0,
+            feature_bounds=box,
+            random_state=seed,
         )
         .fit(X[train], y[train])
         .score(X[test], y[test])

@@ -45,7 +45,7 @@ FLOORS = (
     # Estimators of one release, and what needs only public values.
     ("covariance", "datasets", "metrics", "preprocessing"),
     # Machinery shared by the models built on releases or on class blocks.
-    ("_class_blocks", "_classifier", "_folds", "decomposition"),
+    ("_class_blocks", "_class_labels", "_classifier", "_folds", "decomposition"),
     # Models fit from releases or class blocks.
     ("discriminant_analysis", "linear_model", "naive_bayes"),
     # Searches, folds, private selection around the models.

@@ -40,7 +40,12 @@ def test_each_class_sum_gets_one_release_of_noise_at_the_whole_budget(monkeypatc
     calls = _spy(monkeypatch)
     # At a public bound (the default's private bound takes 1/16 first).
     clf = PrivateLinearDiscriminantAnalysis(
-        rho=0.5, norm_bound=1.0, covariance="full", noise="float", random_state=0
+        classes=[0, 1, 2],
+        rho=0.5,
+        norm_bound=1.0,
+        covariance="full",
+        noise="float",
+        random_state=0,
     ).fit(X, y)
     assert len(calls) == 3
     for label, (moment, n_samples, budget) in zip(clf.classes_, calls, strict=True):
@@ -139,6 +144,7 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     calls = _spy(monkeypatch)
     for seed in range(400):
         clf = PrivateLinearDiscriminantAnalysis(
+            classes=[0, 1, 2],
             epsilon=0.5,
             norm_bound=1.0,
             covariance="full",
@@ -160,7 +166,9 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
 def test_an_accountant_is_charged_once_for_all_classes():
     X, y = _blobs()
     accountant = PrivacyAccountant(rho=1.0)
-    PrivateLinearDiscriminantAnalysis(rho=0.4, accountant=accountant).fit(X, y)
+    PrivateLinearDiscriminantAnalysis(
+        classes=[0, 1, 2], rho=0.4, accountant=accountant
+    ).fit(X, y)
     assert accountant.spent.rho == pytest.approx(0.4)
     assert len(accountant.history()) == 1
 

@@ -88,7 +88,9 @@ def test_pipelines_and_nested_models_are_costed_by_their_releases():
             n_components=2,
             estimator=AutoCovariance(rho=0.1, allow_zero=False, accountant=accountant),
         ),
-        PrivateLinearDiscriminantAnalysis(rho=0.3, accountant=accountant),
+        PrivateLinearDiscriminantAnalysis(
+            classes=[0, 1, 2], rho=0.3, accountant=accountant
+        ),
     )
     charges = planned_charges(classifier)
     assert [cost for _, cost in charges] == [
@@ -163,7 +165,9 @@ def test_every_accountant_is_checked_for_its_own_share(tmp_path):
             n_components=2,
             estimator=AutoCovariance(rho=0.05, allow_zero=False, accountant=first),
         ),
-        PrivateLinearDiscriminantAnalysis(rho=0.05, accountant=second),
+        PrivateLinearDiscriminantAnalysis(
+            classes=[0, 1, 2], rho=0.05, accountant=second
+        ),
     )
     cost = cross_validation_cost(pipeline, X, Y_CLASS, cv=4)
     assert len(cost.by_accountant) == 1

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 import pytest
+from _labels import declare_labels
 from sklearn.base import is_classifier
 
 from skprivcov import GaussianCovariance, LaplaceCovariance, PrivacyCost
@@ -98,6 +99,8 @@ OTHER_PARTS |= {"covariance scale", "mean scale"}
 ADDITIVE_PARTS.update({f"residual round {t}": "mean" for t in range(1, 11)})
 # AdaSSP's private smallest eigenvalue (§16).
 ADDITIVE_PARTS["smallest eigenvalue"] = "smallest eigenvalue"
+# A classifier's private label set (§25): the noisy count of every label.
+ADDITIVE_PARTS["label set"] = "label set"
 
 
 def _upper_dimension(coordinates):
@@ -129,6 +132,11 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
     if site == "class totals":
         # §21: ‖x − y‖ ≤ 2 within a class; ℓ1 2√d/n.
         return (2.0 if gaussian else 2.0 * math.sqrt(N_FEATURES)) / n_rows
+    if site == "label set":
+        # §25: a replaced row moves two labels' counts by one (in counts,
+        # not divided by n); Gaussian only (a pure budget cannot pay δ₀).
+        assert gaussian
+        return math.sqrt(2.0)
     if site == "smallest eigenvalue":
         # §16: λ_min of the centred second moment of unit-ball rows (the
         # registry's variant fits an intercept) moves by 4(n − 1)/n².
@@ -241,6 +249,8 @@ def test_every_noised_step_has_the_stated_scale(name, variant, path):
     estimator, noised = _configured(entry, variant, path)
     X, y_regression, y_classes = _data()
     y = y_classes if is_classifier(estimator) else y_regression
+    # A pure budget cannot pay for a private label set (§25): declared public.
+    estimator = declare_labels(estimator, y)
     with recorded_noise() as records:
         estimator.fit(X, y)
     parts = getattr(estimator, "privacy_parts_", None) or ()

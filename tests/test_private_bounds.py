@@ -499,7 +499,11 @@ def test_lda_with_an_auto_bound_spends_its_declared_share(budget):
     X = rng.normal(size=(3000, 4)) * 20.0 + 60.0 * y[:, None]
     accountant = PrivacyAccountant(**budget)
     model = PrivateLinearDiscriminantAnalysis(
-        **budget, norm_bound="auto", accountant=accountant, random_state=0
+        classes=[0, 1, 2],
+        **budget,
+        norm_bound="auto",
+        accountant=accountant,
+        random_state=0,
     ).fit(X, y)
     total = next(iter(budget.values()))
     assert [p.step for p in model.privacy_parts_] == ["norm bound", "per-class sums"]

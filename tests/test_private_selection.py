@@ -847,7 +847,7 @@ def test_a_run_that_its_public_inputs_would_fail_is_refused_before_the_charge(ca
     else:
         da = pytest.importorskip("dask.array")
         search = PrivateRandomSearch(
-            PrivateLinearDiscriminantAnalysis(rho=0.1),
+            PrivateLinearDiscriminantAnalysis(classes=[0, 1], rho=0.1),
             {"norm_bound": [1.0, 2.0]},
             scoring=PredictionLossScore(loss="zero_one"),
             random_state=0,

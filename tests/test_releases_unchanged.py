@@ -169,6 +169,9 @@ def published(estimator):
     if "random_state" in params:
         estimator.set_params(random_state=0)
     if "classes" in params:  # a classifier: labels from the first column
+        # Declared public (§25): the record is of the release, not of the
+        # private label set.
+        estimator.set_params(classes=[0, 1])
         estimator.fit(X, (X[:, 0] > 0).astype(int))
         if hasattr(estimator, "coef_"):
             names = ["coef_", "intercept_", "means_"]
@@ -230,9 +233,10 @@ def line(entry):
     return json.dumps(entry, ensure_ascii=False)
 
 
-def moved(arrays, expected):
-    """The names of the arrays of a release that are not within one unit of
-    the record ``expected`` (a name present on one side only counts)."""
+def moved(arrays, expected, tolerance=1):
+    """The names of the arrays of a release that are not within ``tolerance``
+    units of the record ``expected`` (a name present on one side only
+    counts)."""
     recorded_arrays = expected["arrays"]
     names = [label for label, _ in arrays]
     out = sorted(set(recorded_arrays) ^ set(names))
@@ -248,7 +252,7 @@ def moved(arrays, expected):
         else:
             exponent = int(kept["unit"][2:])
             if any(
-                abs(_in_units(v, exponent) - n) > 1
+                abs(_in_units(v, exponent) - n) > tolerance
                 for v, n in zip(array.flat, kept["values"], strict=True)
             ):
                 out.append(label)
@@ -284,6 +288,21 @@ def regenerated(records, releases, env):
     return "\n".join(lines) + "\n", (kept, rewritten, added, removed)
 
 
+# A release whose noise is drawn by a Markov chain (the caveat "mcmc-noise",
+# NuclearLaplaceCovariance's slice sampler) amplifies the rounding of another
+# CPU kernel: recorded under OpenBLAS's SkylakeX kernel, the default variant
+# moved by 1.2e-6 of its largest entry under Haswell's (an AMD EPYC machine)
+# while every other variant stayed within one unit. Under another kernel such
+# a release is compared at 1e-4 of its largest entry (10⁶ units), still far
+# below another seed's move (about a tenth of it); under the recording kernel,
+# at one unit like every other.
+CHAIN_UNITS = 10**6
+
+
+def _drawn_by_a_chain(estimator):
+    return "mcmc-noise" in getattr(estimator, "_caveats", ())
+
+
 @pytest.fixture(scope="module")
 def recorded():
     return read()
@@ -296,7 +315,10 @@ def test_the_release_of_every_variant_is_unchanged(name, estimator, recorded):
     assert name in records, (
         f"no record of {name}: python tests/test_releases_unchanged.py --regenerate"
     )
-    changed = moved(published(estimator), records[name][1])
+    tolerance = 1
+    if env["blas"] != environment()["blas"] and _drawn_by_a_chain(estimator):
+        tolerance = CHAIN_UNITS
+    changed = moved(published(estimator), records[name][1], tolerance)
     where = "" if env == environment() else f" (recorded under {env})"
     assert not changed, f"{name}'s release changed: {', '.join(changed)}{where}"
 

@@ -39,8 +39,8 @@ def _classes(n=300, seed=0):
     [
         PrivateRidge(estimator=GaussianCovariance(rho=0.3)),
         PrivateRidge(),
-        PrivateLinearDiscriminantAnalysis(rho=0.3),
-        PrivateLinearDiscriminantAnalysis(epsilon=2.0, delta=1e-6),
+        PrivateLinearDiscriminantAnalysis(classes=[0, 1], rho=0.3),
+        PrivateLinearDiscriminantAnalysis(classes=[0, 1], epsilon=2.0, delta=1e-6),
     ],
     ids=["ridge", "ridge-default", "lda-rho", "lda-epsilon-delta"],
 )
@@ -83,7 +83,9 @@ def test_ridge_space_runs_in_a_search():
 
 def test_lda_space_runs_in_a_search():
     X, y = _classes()
-    estimator = PrivateLinearDiscriminantAnalysis(rho=1.0, nonfinite="zero")
+    estimator = PrivateLinearDiscriminantAnalysis(
+        classes=[0, 1], rho=1.0, nonfinite="zero"
+    )
     grid = default_search_space(estimator)
     search = PrivateRandomSearch(
         estimator,
@@ -97,7 +99,9 @@ def test_lda_space_runs_in_a_search():
 
 
 def test_lda_space_holds_auto_and_public_decades():
-    grid = default_search_space(PrivateLinearDiscriminantAnalysis(rho=1.0))
+    grid = default_search_space(
+        PrivateLinearDiscriminantAnalysis(classes=[0, 1], rho=1.0)
+    )
     bounds = grid["norm_bound"]
     assert bounds[0] == "auto"
     decades = np.log10(bounds[1:])
@@ -127,5 +131,14 @@ def test_lda_with_a_public_box_is_refused():
     box = (np.zeros(2), np.ones(2))
     with pytest.raises(ValueError, match="feature_bounds"):
         default_search_space(
-            PrivateLinearDiscriminantAnalysis(rho=1.0, feature_bounds=box)
+            PrivateLinearDiscriminantAnalysis(
+                classes=[0, 1], rho=1.0, feature_bounds=box
+            )
         )
+
+
+def test_lda_without_public_classes_has_no_default_space():
+    """Its private label set is δ₀-approximate (§25): a selection cannot run
+    it K times, so the space is refused with the remedy."""
+    with pytest.raises(ValueError, match="give classes"):
+        default_search_space(PrivateLinearDiscriminantAnalysis(rho=1.0))

@@ -12,6 +12,7 @@ One SparkSession (local[2]) per test process, shared by the module.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -56,6 +57,8 @@ COLUMNS = ["a", "b", "c", "d"]
 # A value that appears in the data of the leak tests and must appear in no
 # message.
 SECRET = 123.456789
+# The interpreters of Spark's workers and driver (tests/conftest.py).
+SPARK_PYTHON = ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +72,12 @@ def spark():
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
-        # The workers run this interpreter (with skprivcov installed).
-        .config("spark.pyspark.python", sys.executable)
+        # For spark-submit; a driver started from Python runs its workers with
+        # $PYSPARK_PYTHON, which tests/conftest.py sets to this interpreter
+        # (with skprivcov installed) unless the user set it.
+        .config(
+            "spark.pyspark.python", os.environ.get("PYSPARK_PYTHON", sys.executable)
+        )
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -102,6 +109,22 @@ def data():
 @pytest.fixture(scope="module")
 def frames(spark, data):
     return {k: _frame(spark, data, k) for k in PARTITIONS}
+
+
+def test_the_workers_run_the_interpreter_of_pyspark_python(spark):
+    """The workers run $PYSPARK_PYTHON: this interpreter (tests/conftest.py)
+    unless the user set another, never whatever "python3" the PATH finds."""
+
+    def interpreter(_):
+        import sys
+
+        yield sys.executable
+
+    (worker,) = set(
+        spark.sparkContext.parallelize(range(2), 2).mapPartitions(interpreter).collect()
+    )
+    expected = os.environ["PYSPARK_PYTHON"]
+    assert worker == os.path.abspath(shutil.which(expected) or expected)
 
 
 # --------------------------------------------------------------------------------
@@ -735,7 +758,9 @@ def test_the_clusters_page_recipes_run_as_written(engine, tmp_path):
     (code,) = [code for code in _recipes() if marker in code]
     script = tmp_path / "recipe.py"
     script.write_text(code, encoding="utf-8")
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    # This interpreter for the workers, unless the user chose one.
+    python = {name: sys.executable for name in SPARK_PYTHON}
+    env = {**python, **os.environ}
     result = subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,

@@ -14,6 +14,7 @@ import os
 import _accounting_workers as workers
 import numpy as np
 import pytest
+from _labels import declare_labels
 from _observe import observe
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
@@ -71,7 +72,7 @@ def _fit(estimator, X, y=None):
         return estimator.fit(X[:, :-1], X[:, -1] if y is None else y)
     if isinstance(estimator, PrivateLinearDiscriminantAnalysis | PrivateGaussianNB):
         labels = (np.asarray(X, dtype=float)[:, 0] > 0).astype(int) if y is None else y
-        return estimator.fit(X, labels)
+        return declare_labels(estimator, labels).fit(X, labels)
     return estimator.fit(X)
 
 

@@ -19,6 +19,7 @@ from skprivcov._class_blocks import (
 )
 from skprivcov._class_stats import class_grams
 from skprivcov._classifier import BasePrivateClassifier
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
 from skprivcov._validation import check_input
 from skprivcov.base import eigenvalue_floor, floored_inverse
@@ -64,6 +65,30 @@ def _noisy_class_sum(moment, n_samples, budget, rng, n_classes, joint):
     )
 
 
+# The smallest eigenvalue the within-class covariance is floored at before it
+# is inverted for the discriminant directions, at unit scale: far below any
+# noise level worth a release, and large enough that 1/√λ and the whitened
+# between-class scatter (entries at most 1 in the unit ball) stay finite.
+_WITHIN_FLOOR = 1e-100
+
+
+def _discriminant_directions(between, within, floor):
+    """The generalised eigenpairs of (between, within + floor·I) by whitening:
+    W = V diag(λ) Vᵀ with λ floored at max(floor, _WITHIN_FLOOR), then the
+    eigenpairs (μ, u) of W^{−1/2} B W^{−1/2} and the directions W^{−1/2} u
+    (so that their Wᵀ-inner products are the identity, as scipy's
+    ``eigh(B, W)``). Two symmetric eigendecompositions of finite matrices:
+    unlike a Cholesky factorisation of W, nothing here can fail on a
+    release that is numerically singular (all-zero rows at a huge budget),
+    so no fit fails after the charge (§13.2). Post-processing only."""
+    values, vectors = linalg.eigh((within + within.T) / 2.0, check_finite=False)
+    values = np.maximum(values + floor, max(floor, _WITHIN_FLOOR))
+    whitening = vectors / np.sqrt(values)
+    whitened = whitening.T @ between @ whitening
+    mu, u = linalg.eigh((whitened + whitened.T) / 2.0, check_finite=False)
+    return mu, whitening @ u
+
+
 # §21: "auto" takes the full (shrunk) scatter where one second-moment
 # release's noise level times d is at most this, the shared diagonal
 # variances elsewhere (measured: docs/classification.rst).
@@ -96,6 +121,7 @@ def auto_structure(n_samples, n_features, n_classes, budget):
     return "shrunk" if level <= FULL_AT_NOISE else "diagonal"
 
 
+@fill_shared_docs
 class PrivateLinearDiscriminantAnalysis(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, BasePrivateClassifier
 ):
@@ -128,11 +154,7 @@ class PrivateLinearDiscriminantAnalysis(
 
     Parameters
     ----------
-    classes : array-like of shape (n_classes,), default=None
-        The class labels, public. None: the labels present in y, which are
-        then treated as public (they are published as ``classes_``); give
-        them when which labels occur is itself private. Labels of y outside
-        ``classes`` are refused after the budget is charged.
+    {classes_parameter}
 
     rho : float in [1e-30, 1e30], default=None
         Budget as ρ-zCDP (default ρ = 0.1).
@@ -253,11 +275,13 @@ or floats, default=None
     >>> clf = PrivateLinearDiscriminantAnalysis(rho=1.0, random_state=0).fit(X, y)
     >>> clf.predict([[-0.3, -0.2], [0.25, 0.35]])
     array([0, 1])
-    >>> print(clf.privacy_spent_)
-    1-zCDP
+    >>> print(clf.privacy_spent_)  # the labels released privately (§25)
+    1-zCDP up to δ₀ = 1e-09
     >>> clf.covariance_structure_
     'shrunk'
-    >>> small = PrivateLinearDiscriminantAnalysis(epsilon=0.3, random_state=0)
+    >>> small = PrivateLinearDiscriminantAnalysis(
+    ...     classes=[0, 1], epsilon=0.3, random_state=0
+    ... )
     >>> small.fit(X[::20], y[::20]).covariance_structure_
     'diagonal'
     """
@@ -439,7 +463,7 @@ or floats, default=None
         overall = priors @ means
         centred = means - overall
         between = (centred.T * priors) @ centred
-        values, vectors = linalg.eigh(between, within + floor * np.eye(d))
+        values, vectors = _discriminant_directions(between, within, floor)
         order = np.argsort(values)[::-1]
         limit = min(len(self.classes_) - 1, d)
         kept = limit if self.n_components is None else self.n_components

@@ -13,7 +13,11 @@ from skprivcov._dask import compute_array, is_dask_array
 from skprivcov._random import bounds_generator, release_generator
 from skprivcov._stats import _refuse_nonfinite
 from skprivcov._validation import as_numeric
-from skprivcov.base import ReleasedCovarianceMixin, budget_parameters
+from skprivcov.base import (
+    ReleasedCovarianceMixin,
+    budget_parameters,
+    check_handed_down,
+)
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
@@ -379,7 +383,11 @@ default=None
             )
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
-        cost, estimator = self._charge(self._release_estimator())
+        template = self._release_estimator()
+        check_handed_down(
+            type(self).__name__, *self._handed_down(X.shape, template.fit_cost())
+        )
+        cost, estimator = self._charge(template)
         for stale in ("X_norm_bound_", "y_bound_", "estimator_", "release_"):
             self.__dict__.pop(stale, None)  # from an earlier fit
         # Dask blocks are read here, after the charge (§13.1).
@@ -423,6 +431,22 @@ default=None
         self.privacy_spent_ = cost if bound_parts else estimator.privacy_spent_
         self.privacy_parts_ = parts
         return self
+
+    def _handed_down(self, shape, cost):
+        """The budgets the fit will give its covariance estimator, from
+        public values (the route of ``fit``): none for the private mean, the
+        rest after the private bounds, the feature release of the boosting
+        rounds, or the release beside AdaSSP's smallest eigenvalue."""
+        if self._predicts_the_mean(shape, cost):
+            return ()
+        bound_parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
+        rounds = n_rounds(self.boosting_rounds, rest.notion)
+        if rounds:
+            release_cost, _, _ = boosted_parts(rest, rounds, self.alpha == "adassp")
+            return (release_cost,)
+        if self.alpha == "adassp":
+            return (rest.scaled(1.0 - SMALLEST_EIGENVALUE_SHARE),)
+        return (rest,) if bound_parts else ()
 
     def _choose_bounds(self, rows, y, bound_parts, estimator, rng):
         """The private bounds at their parts (§18.5), published as

@@ -48,6 +48,7 @@ from skprivcov.mechanisms._iterative import (
 from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
 from skprivcov.mechanisms._noise_level import noise_level
 from skprivcov.mechanisms._noise_source import (
+    exact_noise_law,
     noisy_second_moment,
     noisy_vector,
     plain_scale,
@@ -134,6 +135,7 @@ __all__ = [
     "eigh_descending",
     "eigvalsh_descending",
     "equilibrium_start",
+    "exact_noise_law",
     "from_eigenpairs",
     "gaussian_covariance",
     "gaussian_scale",

@@ -57,6 +57,9 @@ SITES = (
     # AdaSSP's step (§16): λ_min of a ridge model's bounded feature rows'
     # second moment, of sensitivity 4(n − 1)/n² centred, 1/n uncentred.
     "smallest eigenvalue",
+    # A classifier's private label set (§25): the count of every label
+    # present in y, of ℓ2 sensitivity √2 (in counts).
+    "label set",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

@@ -8,9 +8,13 @@ else. A mechanism that noises a second moment or a vector through them cannot
 skip the hardened path.
 """
 
+import math
+
 import numpy as np
 
+from skprivcov.mechanisms._discrete import discrete_gaussian_variance
 from skprivcov.mechanisms._hardened import (
+    exact_noise_plan,
     hardened_noise,
     hardened_second_moment,
     is_hardened,
@@ -18,7 +22,7 @@ from skprivcov.mechanisms._hardened import (
 from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
 from skprivcov.mechanisms._sensitivity import gaussian_scale, laplace_scale
 
-__all__ = ["noisy_second_moment", "noisy_vector", "plain_scale"]
+__all__ = ["exact_noise_law", "noisy_second_moment", "noisy_vector", "plain_scale"]
 
 
 def plain_scale(sensitivity, budget):
@@ -138,3 +142,48 @@ def noisy_vector(values, sensitivity, budget, rng, *, site, statistic_error=0.0)
     return np.asarray(values) + additive_noise(
         values.size, scale, budget, rng, site=site
     )
+
+
+def exact_noise_law(sensitivity, budget, *, hardened, denominator=1, coordinates=1):
+    """The public law (σ, g) of the noise on an exact integer statistic.
+
+    The noise :func:`noisy_vector` adds to an ``ExactStatistic`` (integers
+    over ``denominator``) at a zCDP budget. On the hardened path (§17, §19)
+    each integer is rounded down to the grid G (a power of two, 1 unless the
+    scale exceeds 2^48 units) and gets G·K with K discrete Gaussian of
+    variance parameter σ_Z² = T(T − 1), T = ⌈u⌉ + 1 for the plan's scale u
+    in grid units (:func:`~skprivcov.mechanisms.discrete_gaussian`): in the
+    statistic's units σ = G·σ_Z/denominator and g = G/denominator. On the
+    float path the noise is N(0, σ²) with σ the plain scale, and g = 0 (no
+    rounding). Public: a function of the sensitivity, the budget, the
+    denominator and the path.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The ℓ2 sensitivity of the integer statistic.
+    budget : PrivacyCost
+        A zCDP cost.
+    hardened : bool
+        The path: hardened (``noise="hardened"``) or float.
+    denominator : int, default=1
+        The statistic's denominator (its integers' unit is 1/denominator).
+    coordinates : int, default=1
+        The number of coordinates noised together (the grid's rounding
+        spread; irrelevant while g = 1).
+
+    Returns
+    -------
+    deviation : float
+        The σ: the deviation parameter of each coordinate's noise.
+    grid : float
+        The g: the grid the statistic is rounded down to (0 on the float path).
+    """
+    if budget.notion != "zcdp":
+        raise ValueError("exact_noise_law describes Gaussian (zCDP) noise only.")
+    if not hardened:
+        return plain_scale(sensitivity, budget), 0.0
+    plan = exact_noise_plan(sensitivity * denominator, budget, coordinates)
+    _, variance = discrete_gaussian_variance(plan.units)
+    unit = plan.grid / denominator
+    return unit * math.sqrt(variance), unit

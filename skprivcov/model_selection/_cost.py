@@ -358,9 +358,18 @@ def check_budget(cost, owner="The search"):
         folds = to_this(cost.charges)
         options = [to_this(plan) for plan in cost.refit_options] or [[]]
         if not all(accountant.can_spend(*folds, *refit) for refit in options):
+            why = ""
+            if total.approximate_delta:
+                # §25: a δ₀ (a private label set), which only an (ε, δ)
+                # budget can pay.
+                why = (
+                    " Its δ₀ needs an (epsilon, delta) budget "
+                    "(docs/algorithms.rst §25), or classifiers given classes "
+                    "(or a categorical y)."
+                )
             raise BudgetExceededError(
                 f"{owner} would spend {total} in {cost.n_fits} fits, but its "
                 f"accountant has {accountant.remaining} left of its budget "
-                f"{accountant.budget}. Nothing was fitted or recorded."
+                f"{accountant.budget}.{why} Nothing was fitted or recorded."
             )
     return cost

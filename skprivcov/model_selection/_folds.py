@@ -5,6 +5,7 @@ release (docs/algorithms.rst §14, "Free sweeps over post-processing")."""
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -17,6 +18,7 @@ from skprivcov._folds import (
     leave_one_fold_out,
     pool_releases,
 )
+from skprivcov._spark import is_spark_dataframe
 from skprivcov.covariance import BasePrivateCovariance, CovarianceRelease
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.privacy import PrivacyCost
@@ -350,6 +352,13 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
     two fits on the same data) is still post-processing, but weighs their
     rows twice.
 
+    ``predict`` and ``transform`` take rows of the table the releases were
+    made of, whatever columns the model chose: the X of
+    ``FoldReleases.fit(X, y)`` (every column but the target), or every column
+    of the release (the target's column is not read). A model over a feature
+    subset (``estimator__features``) reads its columns of that table, so the
+    ``best_estimator_`` of a search over subsets predicts on the full table.
+
     Examples
     --------
     >>> import numpy as np
@@ -441,39 +450,96 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_delegates("predict"))
     def predict(self, X):
-        """The fitted model's ``predict`` (reads X, not the training rows).
+        """The fitted model's ``predict`` on its columns of the table X.
+
+        Reads X, not the training rows.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+        X : {array-like, sparse matrix} of shape (n_samples, n_columns)
+            Rows of the table the releases were made of: every column of the
+            release but the target (the X of ``FoldReleases.fit(X, y)``), or
+            every column of it (the target's is not read). A model over a
+            feature subset reads its own columns.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
             The fitted model's predictions.
         """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(self._model_columns(X))
 
     @available_if(_delegates("transform"))
     def transform(self, X):
-        """The fitted model's ``transform`` (reads X, not the training rows).
+        """The fitted model's ``transform`` on its columns of the table X.
+
+        Reads X, not the training rows.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+        X : {array-like, sparse matrix} of shape (n_samples, n_columns)
+            Rows of the table the releases were made of (see
+            :meth:`predict`).
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
             The fitted model's transform of X.
         """
+        return self.estimator_.transform(self._model_columns(X))
+
+    def _model_columns(self, X):
+        """The columns of the table X that the fitted model reads (its
+        ``features``), from X's shape alone; X unchanged when the model reads
+        every column of the table or chooses none."""
         check_is_fitted(self, "estimator_")
-        return self.estimator_.transform(X)
+        columns = _chosen_columns(self.estimator_)
+        if columns is None or is_spark_dataframe(X):
+            return X  # the model's own checks (and refusals) apply
+        if not hasattr(X, "shape"):
+            X = np.asarray(X, dtype=object)
+        if len(X.shape) != 2:
+            return X
+        n_table = X.shape[1]
+        if n_table not in columns:
+            features = next(iter(columns.values()))
+            raise ValueError(
+                f"X has {n_table} columns, but {type(self.estimator_).__name__} "
+                "reads the table its releases were made of: "
+                f"{' or '.join(str(n) for n in sorted(columns))} columns (without "
+                f"or with the target's), of which it reads {len(features)}."
+            )
+        chosen = columns[n_table]
+        if chosen == list(range(n_table)):
+            return X
+        if hasattr(X, "iloc"):  # a pandas DataFrame keeps its column names
+            return X.iloc[:, chosen]
+        if sparse.issparse(X):
+            return X.tocsr()[:, chosen]
+        return X[:, chosen]
 
     del _delegates
+
+
+def _chosen_columns(model):
+    """{number of columns of a table: the columns of it that ``model`` reads}
+    for a model fit from a release on a subset of its columns (PrivateRidge's
+    ``features``; None for a model that reads every column).
+
+    The table is the release's columns (n of them, the target's not read), or
+    the same without the target's (n − 1: the X whose rows [x, y] were
+    released)."""
+    select = getattr(model, "_columns", None)
+    release = getattr(model, "release_", None)
+    if select is None or release is None:
+        return None
+    features, target = select(release)
+    others = [j for j in range(release.n_columns) if j != target]
+    position = {j: i for i, j in enumerate(others)}
+    return {
+        release.n_columns - 1: [position[j] for j in features],
+        release.n_columns: list(features),
+    }
 
 
 class _ReleaseScorer:

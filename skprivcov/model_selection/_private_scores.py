@@ -174,6 +174,13 @@ class CovarianceErrorScore:
         """
         final = _final_step(estimator)
         if final is not estimator and len(estimator) > 1:
+            # A row with an entry that is not a finite number is passed
+            # through the steps as a row of zeros (a public rule per row): a
+            # step's transform must not refuse on a data value (§13.2).
+            X = _rows(X)
+            bad = _bad_rows(X)
+            if np.any(bad):
+                X = _zeroed(X, bad)
             X = estimator[:-1].transform(X)
         estimator = final
         centred = not getattr(estimator, "assume_centered", True)

@@ -9,12 +9,23 @@ from skprivcov.model_selection._cost import (
     cross_validation_cost,
     search_cost,
 )
+from skprivcov.privacy import BudgetExceededError
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV", "cross_validate"]
 
 # Folds are subsets of the rows, and scores read the validation rows: a Spark
 # DataFrame is refused before any fit (docs/clusters.rst).
 _SPLITS_ROWS = "it splits the rows into folds and scores the validation rows"
+# How the traceback of a fit that scikit-learn caught names the ledger's refusal.
+_REFUSED = f"{BudgetExceededError.__module__}.{BudgetExceededError.__qualname__}:"
+
+
+def _refused_by_the_ledger(fit_error):
+    """Whether a fit's recorded error (scikit-learn's traceback text, or
+    None) is, or was raised from, a BudgetExceededError."""
+    return isinstance(fit_error, str) and any(
+        line.startswith(_REFUSED) for line in fit_error.splitlines()
+    )
 
 
 class _CheckedSearchMixin:
@@ -45,7 +56,9 @@ class _CheckedSearchMixin:
         ------
         BudgetExceededError
             Before the first fit, if an accountant cannot pay its share of
-            :func:`~skprivcov.model_selection.search_cost`.
+            :func:`~skprivcov.model_selection.search_cost`; or, whatever
+            ``error_score``, before the refit when the ledger refused a fit
+            part-way (another process spent from the same budget meanwhile).
         """
         if is_spark_dataframe(X):
             raise spark_refusal(type(self).__name__, reason=_SPLITS_ROWS)
@@ -54,6 +67,24 @@ class _CheckedSearchMixin:
         super().fit(X, y, **params)
         self.search_cost_ = cost
         return self
+
+    def _format_results(self, candidate_params, n_splits, out, *args, **kwargs):
+        # scikit-learn's search, after each batch of fits and before the refit:
+        # a fit the ledger refused stops the search, instead of a NaN score
+        # and a best_params_ chosen among the fits that ran.
+        refused = sum(
+            _refused_by_the_ledger(result.get("fit_error"))
+            for result in out
+            if isinstance(result, dict)
+        )
+        if refused:
+            raise BudgetExceededError(
+                f"{type(self).__name__}: the ledger refused {refused} of its "
+                f"{len(out)} fits part-way, after the search was admitted (another "
+                "process spending from the same ledger meanwhile, say). The fits "
+                "that ran were charged; no model was chosen or refit."
+            )
+        return super()._format_results(candidate_params, n_splits, out, *args, **kwargs)
 
 
 class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
@@ -64,8 +95,12 @@ class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
     :func:`~skprivcov.model_selection.search_cost`) is compared with what
     every accountant involved has left. A search that would run out of budget
     part-way raises :class:`~skprivcov.BudgetExceededError` before spending
-    anything, instead of keeping the fits already charged and returning no
-    model. Parameters, attributes and behaviour are otherwise scikit-learn's.
+    anything, instead of spending the budget fold by fold, then scoring the
+    refused fits NaN (scikit-learn's default ``error_score``) and choosing
+    among the fits that ran. A fit the ledger refuses all the same (another
+    process spending from the same ledger meanwhile) stops the search with
+    BudgetExceededError, before the refit, whatever ``error_score``.
+    Parameters, attributes and behaviour are otherwise scikit-learn's.
 
     Scores are computed on the raw validation rows, as in scikit-learn: the
     choice they make is not private with respect to those rows
@@ -90,7 +125,9 @@ class GridSearchCV(_CheckedSearchMixin, model_selection.GridSearchCV):
     pre_dispatch : int or str, default='2*n_jobs'
         As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
     error_score : 'raise' or numeric, default=np.nan
-        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
+        As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`,
+        except for a fit the ledger refuses (BudgetExceededError), which
+        always stops the search.
     return_train_score : bool, default=False
         As in scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`.
 
@@ -153,7 +190,9 @@ class RandomizedSearchCV(_CheckedSearchMixin, model_selection.RandomizedSearchCV
     random_state : int, RandomState instance or None, default=None
         As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
     error_score : 'raise' or numeric, default=np.nan
-        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
+        As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`,
+        except for a fit the ledger refuses (BudgetExceededError), which
+        always stops the search.
     return_train_score : bool, default=False
         As in scikit-learn's :class:`~sklearn.model_selection.RandomizedSearchCV`.
 

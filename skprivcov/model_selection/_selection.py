@@ -150,6 +150,16 @@ def selection_cost(run_costs, *, eta, gamma, stopping="negative_binomial"):
     costs = list(run_costs)
     if not costs:
         raise ValueError("selection_cost needs the cost of at least one candidate.")
+    for cost in costs:
+        if cost.approximate_delta:
+            # §14 holds for candidates with Rényi curves; a δ₀-approximate
+            # one (§25) may fail in any of the K runs, K unbounded.
+            raise ValueError(
+                f"A candidate costs {cost}, a δ₀-approximate guarantee "
+                "(docs/algorithms.rst §25): a private selection needs "
+                "candidates with Rényi curves. Give classifiers their classes "
+                "(or a categorical y)."
+            )
     law = stopping_law(eta, gamma, stopping)
     caveats = tuple(code for cost in costs for code in cost.caveats)
     deltas = {cost.reference_delta for cost in costs} - {None}

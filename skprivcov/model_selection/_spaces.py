@@ -86,7 +86,9 @@ def default_search_space(estimator):
     ...     PrivateRandomSearch,
     ...     default_search_space,
     ... )
-    >>> lda = PrivateLinearDiscriminantAnalysis(rho=0.5, nonfinite="zero")
+    >>> lda = PrivateLinearDiscriminantAnalysis(
+    ...     classes=[0, 1], rho=0.5, nonfinite="zero"
+    ... )
     >>> grid = default_search_space(lda)
     >>> grid["norm_bound"]
     ['auto', 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
@@ -116,6 +118,13 @@ def default_search_space(estimator):
             )
         return {"boosting_rounds": [0, "auto"]}
     if isinstance(estimator, PrivateLinearDiscriminantAnalysis):
+        if estimator.classes is None:
+            raise ValueError(
+                "PrivateLinearDiscriminantAnalysis with classes=None releases its "
+                "label set privately, a δ₀-approximate step (docs/algorithms.rst "
+                "§25) that a private selection cannot run K times: give classes "
+                "(the label set, public)."
+            )
         if estimator.feature_bounds is not None:
             raise ValueError(
                 "PrivateLinearDiscriminantAnalysis with feature_bounds takes its "

@@ -9,11 +9,13 @@ from skprivcov._class_blocks import (
     release_blocks,
 )
 from skprivcov._classifier import BasePrivateClassifier
+from skprivcov._docstrings import fill_shared_docs
 from skprivcov._validation import check_input
 
 __all__ = ["PrivateGaussianNB"]
 
 
+@fill_shared_docs
 class PrivateGaussianNB(BasePrivateClassifier):
     """Gaussian naive Bayes from private per-class counts, sums and squares.
 
@@ -43,10 +45,7 @@ class PrivateGaussianNB(BasePrivateClassifier):
 
     Parameters
     ----------
-    classes : array-like of shape (n_classes,), default=None
-        The class labels, public. None: the labels present in y, which are
-        then treated as public (published as ``classes_``). Labels of y
-        outside ``classes`` are refused after the budget is charged.
+    {classes_parameter}
 
     rho : float in [1e-30, 1e30], default=None
         Budget as ρ-zCDP (default ρ = 0.1).
@@ -134,7 +133,9 @@ or floats, default=None
     ...     [rng.normal(-0.3, 0.1, (2000, 2)), rng.normal(0.3, 0.1, (2000, 2))]
     ... )
     >>> y = np.repeat([0, 1], 2000)
-    >>> clf = PrivateGaussianNB(epsilon=1.0, norm_bound=1.0, random_state=0)
+    >>> clf = PrivateGaussianNB(
+    ...     classes=[0, 1], epsilon=1.0, norm_bound=1.0, random_state=0
+    ... )
     >>> clf.fit(X, y).predict([[-0.3, -0.2], [0.25, 0.35]])
     array([0, 1])
     >>> print(clf.privacy_spent_)

@@ -4,7 +4,10 @@
 column x_·j on a public signed grid (§18.1), by the library's exact exponential
 mechanism (:func:`skprivcov.mechanisms._quantile.private_quantile`);
 ``transform`` maps [lower_j, upper_j] onto [−1, 1] and clips, public
-post-processing of the two releases.
+post-processing of the two releases, applied to rows the caller holds: with
+``nonfinite="raise"`` it refuses a non-finite entry (a refusal about the rows
+given, in no private fit); inside a pipeline's fit the training rows go
+through ``fit_transform``, which refuses nothing after its own fit.
 """
 
 import math
@@ -52,7 +55,8 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     and clips: every output row then has norm at most √d, and the downstream
     private estimator needs no knowledge of the features' scales. Transforming
     is post-processing of the two releases: it reads only the rows it is
-    given.
+    given, and refuses a non-finite entry (``nonfinite="raise"``) or passes
+    its row on as a row of NaN (``nonfinite="zero"``).
 
     Parameters
     ----------
@@ -78,7 +82,13 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     nonfinite : {"raise", "zero"}, default="raise"
         What a row with a NaN, infinite or non-number entry does in ``fit``:
         refuse the fit (after the charge: the budget is spent) or count as a
-        row of zeros.
+        row of zeros. In ``transform`` and ``inverse_transform`` (rows the
+        caller holds, not the training rows): refuse them with ValueError, or
+        map such a row to a row of NaN, for the next estimator's own
+        ``nonfinite`` rule (give ``"zero"`` to a scaler whose ``transform``
+        feeds training rows to another private fit, e.g. a fitted scaler
+        frozen in a pipeline: a refusal there would come before that fit's
+        charge).
 
     noise : {"hardened", "float"}, default="hardened"
         The source of the words of the sampler: the OS CSPRNG (hardened,
@@ -130,6 +140,14 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     the sum (:func:`skprivcov.privacy.pipeline_spent`). Sparse input is
     refused (the affine map does not keep zeros); dask arrays are counted
     block by block.
+
+    Non-finite values (docs/algorithms.rst §13.2): a pipeline's fit passes
+    the training rows through ``fit_transform``, whose fit, after its charge,
+    either refuses them (``"raise"``) or counts them as zeros (``"zero"``);
+    its transform then refuses nothing, and a row that is not finite comes
+    out as a row of NaN, for the next estimator's rule after that
+    estimator's charge. ``transform`` alone is for rows the caller holds
+    (test rows, new rows): it refuses them under ``"raise"``.
 
     Examples
     --------
@@ -186,8 +204,8 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # fit refuses NaN (nonfinite="raise", after the charge); transform
-        # refuses no value (registry: an expected failure, with the reason).
+        # With nonfinite="raise" (the default), fit refuses NaN after the
+        # charge and transform refuses it in the rows it is given.
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = False
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
@@ -286,7 +304,13 @@ n_features)
         return self
 
     def fit_transform(self, X, y=None, **fit_params):
-        """Fit, then map X (``fit(X).transform(X)``).
+        """Fit, then map X: the training rows, as a pipeline's fit passes them on.
+
+        The fit applies ``nonfinite`` to the rows after its charge (refuses
+        them, or counts a bad row as zeros); the map then refuses nothing (a
+        refusal there would come before the next estimator's charge): a row
+        with a non-finite entry comes out as a row of NaN, for the next
+        estimator's own rule. Otherwise ``fit(X).transform(X)``.
 
         A Spark DataFrame is refused before anything is charged: the mapped
         rows are the rows themselves (fit on it, then transform rows you
@@ -304,17 +328,35 @@ n_features)
         Returns
         -------
         X_out : ndarray of shape (n_samples, n_features)
-            The mapped data, in [−1, 1].
+            The mapped data, in [−1, 1] (a row of NaN for a row that is not
+            finite, with ``nonfinite="zero"``).
         """
         if is_spark_dataframe(X):
             raise spark_refusal(
                 type(self).__name__, reason="fit_transform returns the rows mapped"
             )
-        return super().fit_transform(X, y, **fit_params)
+        # The training rows, after the fit's charge: the fit has applied the
+        # nonfinite rule to them (refused, or counted as zeros); the map
+        # refuses none of them (a refusal here would come before the next
+        # estimator's charge), a row that is not finite coming out as NaN.
+        self.fit(X, y, **fit_params)
+        return self._map(self._validate_rows(X))
 
     def _validate_rows(self, X):
         check_is_fitted(self, ("lower_", "upper_"))
         return check_training_rows(self, X, reset=False, accept_sparse=False)
+
+    def _held_rows(self, X, method):
+        """Rows the caller holds, validated; refused if one is not finite
+        under ``nonfinite="raise"``. The message names no value."""
+        X = self._validate_rows(X)
+        if self.nonfinite == "raise" and not np.isfinite(X).all():
+            raise ValueError(
+                f"{type(self).__name__}.{method}: X contains NaN or infinity (or "
+                "an entry that is not a number). Remove or impute those rows, or "
+                "give nonfinite='zero' to map such a row to a row of NaN instead."
+            )
+        return X
 
     def transform(self, X):
         """Map each feature's box onto [−1, 1] and clip.
@@ -322,16 +364,27 @@ n_features)
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The data.
+            The data: rows the caller holds (in a pipeline's fit, the
+            training rows go through ``fit_transform`` instead).
 
         Returns
         -------
         X_out : ndarray of shape (n_samples, n_features)
-            In the dtype of X (float32 or float64). A row with a non-finite
-            entry comes out as a row of NaN (no value is refused: the next
-            estimator's ``nonfinite`` rule decides, after its charge).
+            In the dtype of X (float32 or float64). With
+            ``nonfinite="zero"``, a row with a non-finite entry comes out as a
+            row of NaN (for the next estimator's ``nonfinite`` rule).
+
+        Raises
+        ------
+        ValueError
+            With ``nonfinite="raise"`` (the default), if X holds a NaN,
+            infinite or non-number entry.
         """
-        X = self._validate_rows(X)
+        return self._map(self._held_rows(X, "transform"))
+
+    def _map(self, X):
+        """The box's affine map onto [−1, 1], clipped; a row that is not
+        finite comes out as a row of NaN. X is validated."""
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
         with np.errstate(all="ignore"):
             X64 = np.asarray(X, dtype=np.float64)
@@ -351,9 +404,16 @@ n_features)
         Returns
         -------
         X_original : ndarray of shape (n_samples, n_features)
-            The data mapped back onto the boxes.
+            The data mapped back onto the boxes. With ``nonfinite="zero"``, a
+            row with a non-finite entry comes out as a row of NaN.
+
+        Raises
+        ------
+        ValueError
+            With ``nonfinite="raise"`` (the default), if X holds a NaN,
+            infinite or non-number entry.
         """
-        X = self._validate_rows(X)
+        X = self._held_rows(X, "inverse_transform")
         dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
         with np.errstate(all="ignore"):
             X64 = np.asarray(X, dtype=np.float64)

@@ -10,7 +10,11 @@ from numbers import Real
 
 from skprivcov.privacy._budget import budget_kind
 from skprivcov.privacy._conversions import cks_epsilon
-from skprivcov.privacy._cost import PrivacyCost
+from skprivcov.privacy._cost import (
+    PrivacyCost,
+    approximate_epsilon,
+    remaining_delta,
+)
 from skprivcov.privacy._exceptions import (
     BudgetExceededError,
     UnsupportedPrivacyNotionError,
@@ -63,8 +67,18 @@ def _spent_epsilon(totals, delta):
     one curve (zCDP and pure parts as ρλ), or the pure spends by basic
     composition plus the rest as one curve, each converted by CKS20 Prop. 12
     over real orders (§22). A ledger whose one record is a private selection
-    also has the selection's privacy-profile bound (§22).
+    also has the selection's privacy-profile bound (§22). δ₀-approximate
+    records (§25) have spent Σδ₀ of δ already: the routes convert at
+    δ − Σδ₀ (none left: no ε, ``inf``) and add log(1/(1 − Σδ₀)).
     """
+    if totals.approximate_delta:
+        left = remaining_delta(delta, totals.approximate_delta)
+        if left is None:
+            return math.inf
+        exact = totals._replace(approximate_delta=Fraction(0))
+        return approximate_epsilon(
+            _spent_epsilon(exact, left), _ceil(totals.approximate_delta)
+        )
     epsilon = _composed_epsilon(totals, delta)
     if totals.selection is not None and totals.n_records == 1 and epsilon > 0.0:
         # The ledger's one record is a private selection: its privacy-profile
@@ -132,11 +146,17 @@ class _TotalBudget:
         # curve is admitted by an (ε, δ) budget only (§14): known at the
         # grid's orders alone, it can never be shown to stay under ρλ for
         # every λ > 1.
+        # A δ₀-approximate spend (§25) is admitted by an (ε, δ) budget only.
         if self.kind == "zcdp":
-            return totals.n_renyi == 0 and self.rho_left(totals) >= 0
+            return (
+                totals.n_renyi == 0
+                and totals.approximate_delta == 0
+                and self.rho_left(totals) >= 0
+            )
         if self.kind == "pure":
             return (
-                totals.n_zcdp == 0
+                totals.approximate_delta == 0
+                and totals.n_zcdp == 0
                 and totals.n_renyi == 0
                 and totals.pure_epsilon <= decimal(self.epsilon)
             )
@@ -354,6 +374,14 @@ class PrivacyAccountant:
                 f"zCDP guarantee, and the accountant's budget is {self._budget}. "
                 "Give the accountant an (epsilon, delta) budget."
             )
+        if self._budget.kind != "approx" and cost.approximate_delta > 0.0:
+            raise UnsupportedPrivacyNotionError(
+                f"{source or 'This spend'} costs {cost}: a δ₀ (docs/algorithms.rst "
+                f"§25, e.g. a label set released privately) that the accountant's "
+                f"budget {self._budget} has no δ to pay for. Give the accountant "
+                "an (epsilon, delta) budget, or make the spend exact (for a "
+                "classifier: give classes, or a categorical y)."
+            )
         spent, before = self._ledger.spend_if(
             cost, source, details or {}, self._budget.admits
         )
@@ -394,6 +422,7 @@ class PrivacyAccountant:
                 cost.curve,
                 cost.selection,
                 cost.envelope,
+                cost.approximate_delta,
             )
         return self._budget.admits(totals)
 
@@ -409,6 +438,8 @@ class PrivacyAccountant:
         if totals.selection is not None and totals.n_records == 1:
             # One record, a private selection: it keeps its profile (§22).
             cost = replace(cost, selection=totals.selection)
+        if totals.approximate_delta:
+            cost = replace(cost, approximate_delta=_ceil(totals.approximate_delta))
         return cost.with_caveats(totals.caveats)
 
     @property

@@ -2,6 +2,7 @@
 
 import math
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -68,6 +69,17 @@ class PrivacyCost:
         candidates and law of runs, so that :meth:`to_approx_dp` also bounds
         it by privacy profiles and reports the smaller ε (§22). Composition
         keeps the curve and drops this.
+    approximate_delta : float in [0, 1), default=0.0
+        The δ₀ of a δ₀-approximate guarantee (docs/algorithms.rst §25): on
+        every pair of neighbouring datasets, each output law puts at least
+        1 − δ₀ of its mass on a part (a sub-probability) whose normalised
+        laws meet the stated guarantee (ε-DP, ρ-zCDP or the curve) against
+        each other; the rest is arbitrary (a private label set released by a
+        threshold). Composition adds δ₀; :meth:`to_approx_dp` at δ converts
+        the guarantee at δ − δ₀ and adds log(1/(1 − δ₀)) to the ε. A cost
+        with δ₀ > 0 has no Rényi curve (:meth:`rdp` refuses), so a private
+        selection cannot run over it, and a ρ or pure ε budget cannot pay
+        for it.
 
     Attributes
     ----------
@@ -78,7 +90,8 @@ class PrivacyCost:
         For a pure cost its ε; for a zCDP cost with a reference δ the ε of
         (ε, δ)-DP it implies by the Canonne–Kamath–Steinke conversion; else None.
     delta : float or None
-        0 for a pure cost, the reference δ for a zCDP cost (or None).
+        δ₀ (0 unless approximate) for a pure cost, the reference δ for a zCDP
+        cost (or None).
 
     See Also
     --------
@@ -104,6 +117,7 @@ class PrivacyCost:
     curve: tuple | None = None
     envelope: tuple | None = None
     selection: SelectionProfile | None = None
+    approximate_delta: float = 0.0
 
     def __post_init__(self):
         if self.notion not in _NOTIONS:
@@ -115,6 +129,7 @@ class PrivacyCost:
         else:
             self._check_parameter()
         self._check_extras()
+        self._check_approximate_delta()
         caveats = tuple(sorted(set(self.caveats)))
         for code in caveats:
             if code not in CAVEATS:
@@ -153,6 +168,20 @@ class PrivacyCost:
                 raise ValueError("selection must be a SelectionProfile.")
             self._check_selection()
 
+    def _check_approximate_delta(self):
+        delta = float(self.approximate_delta)
+        if not (math.isfinite(delta) and 0.0 <= delta < 1.0):
+            raise ValueError(
+                "approximate_delta must be a number in [0, 1), got "
+                f"{self.approximate_delta!r}."
+            )
+        if delta > 0.0 and self.selection is not None:
+            raise ValueError(
+                "A private selection's cost is not approximate: its candidates "
+                "must have Rényi curves (docs/algorithms.rst §14, §25)."
+            )
+        object.__setattr__(self, "approximate_delta", delta)
+
     def _check_selection(self):
         # The profile route is reported only for the cost of the selection it
         # describes: the cost must be the Rényi route of the same candidates
@@ -183,23 +212,25 @@ class PrivacyCost:
             self._check_reference_delta()
 
     @classmethod
-    def pure(cls, epsilon):
-        """A pure ε-DP cost.
+    def pure(cls, epsilon, *, approximate_delta=0.0):
+        """A pure ε-DP cost, or (ε, δ₀)-DP with ``approximate_delta``.
 
         Parameters
         ----------
         epsilon : float
             The ε ≥ 0.
+        approximate_delta : float in [0, 1), default=0.0
+            The δ₀ of a δ₀-approximate guarantee (§25).
 
         Returns
         -------
         cost : PrivacyCost
             The cost.
         """
-        return cls("pure", epsilon)
+        return cls("pure", epsilon, approximate_delta=approximate_delta)
 
     @classmethod
-    def zcdp(cls, rho, *, reference_delta=None):
+    def zcdp(cls, rho, *, reference_delta=None, approximate_delta=0.0):
         """A ρ-zCDP cost, optionally reported as (ε, δ) at ``reference_delta``.
 
         Parameters
@@ -208,13 +239,15 @@ class PrivacyCost:
             The ρ ≥ 0.
         reference_delta : float or None, default=None
             The δ at which :attr:`epsilon` reports the cost.
+        approximate_delta : float in [0, 1), default=0.0
+            The δ₀ of a δ₀-approximate guarantee (§25): δ₀-approximate ρ-zCDP.
 
         Returns
         -------
         cost : PrivacyCost
             The cost.
         """
-        return cls("zcdp", rho, reference_delta)
+        return cls("zcdp", rho, reference_delta, approximate_delta=approximate_delta)
 
     @classmethod
     def renyi(cls, curve, *, reference_delta=None, envelope=None):
@@ -250,6 +283,17 @@ class PrivacyCost:
         curve : ndarray of shape (n_orders,)
             The ε(λ).
         """
+        if self.approximate_delta > 0.0:
+            raise ValueError(
+                f"{self} is δ₀-approximate (docs/algorithms.rst §25): it has no "
+                "Rényi curve, so it cannot be a candidate of a private selection "
+                "nor be spent from a budget that holds curves only."
+            )
+        return self._curve()
+
+    def _curve(self):
+        """The curve of the guarantee's part that meets it (all of it unless
+        the cost is approximate)."""
         if self.notion == "renyi":
             return np.array(self.curve)
         if self.notion == "zcdp":
@@ -294,7 +338,7 @@ class PrivacyCost:
 
     @property
     def delta(self):
-        return 0.0 if self.notion == "pure" else self.reference_delta
+        return self.approximate_delta if self.notion == "pure" else self.reference_delta
 
     def to_approx_dp(self, delta):
         """The ε such that this cost implies (ε, δ)-DP at the given δ ∈ (0, 1).
@@ -308,6 +352,11 @@ class PrivacyCost:
         private selection is also bounded through privacy profiles (§22),
         and the smaller of the two valid values is reported.
 
+        A δ₀-approximate cost (§25) converts its guarantee at δ − δ₀ (δ₀ of
+        the failure is spent already) and adds log(1/(1 − δ₀)) to the ε (the
+        conditioning on the mixture's good part); at a δ no larger than δ₀
+        (below it, for a pure cost) no ε holds and the result is ``inf``.
+
         Parameters
         ----------
         delta : float in (0, 1)
@@ -320,6 +369,14 @@ class PrivacyCost:
         """
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}.")
+        if self.approximate_delta > 0.0:
+            exact = replace(self, approximate_delta=0.0)
+            if self.notion == "pure" and delta >= self.approximate_delta:
+                return approximate_epsilon(exact.parameter, self.approximate_delta)
+            left = remaining_delta(delta, self.approximate_delta)
+            if left is None:
+                return math.inf
+            return approximate_epsilon(exact.to_approx_dp(left), self.approximate_delta)
         if self.notion == "zcdp":
             return cks_epsilon(self.parameter, delta)
         if self.notion == "pure":
@@ -350,11 +407,29 @@ class PrivacyCost:
         """
         if self.notion == "renyi":
             raise ValueError("A Rényi cost cannot be split into parts.")
+        if self.approximate_delta > 0.0:
+            raise ValueError(
+                "A δ₀-approximate cost cannot be split into parts: its δ₀ "
+                "belongs to one step (docs/algorithms.rst §25)."
+            )
         return replace(self, parameter=self.parameter * fraction, selection=None)
 
     def __add__(self, other):
         if not isinstance(other, PrivacyCost):
             return NotImplemented
+        total = self._compose(other)
+        # δ₀-approximate parts (§25): their weights add (a union bound on the
+        # mixtures' other parts), rounded up.
+        first, second = self.approximate_delta, other.approximate_delta
+        if first and second:
+            total = replace(
+                total, approximate_delta=math.nextafter(first + second, math.inf)
+            )
+        elif first or second:
+            total = replace(total, approximate_delta=first or second)
+        return total
+
+    def _compose(self, other):
         # A composition is no longer a selection: its profile bound is
         # dropped, and the curves (or parameters) compose (§22).
         caveats = (*self.caveats, *other.caveats)
@@ -367,7 +442,7 @@ class PrivacyCost:
         if "renyi" in (self.notion, other.notion):
             # Curves add order by order; the float sum is moved one ulp up so
             # that it is never below the exact one.
-            curve = np.nextafter(self.rdp() + other.rdp(), np.inf)
+            curve = np.nextafter(self._curve() + other._curve(), np.inf)
             total = PrivacyCost.renyi(
                 curve,
                 reference_delta=reference_delta,
@@ -392,7 +467,7 @@ class PrivacyCost:
                 text += f", caveats={self.caveats!r}"
             if self.envelope is not None:
                 text += f", envelope={self.envelope!r}"
-            return text + self._selection_repr() + ")"
+            return text + self._selection_repr() + self._approximate_repr() + ")"
         # Without caveats, the repr of a plain cost (unchanged since 0.1).
         text = (
             f"PrivacyCost(notion={self.notion!r}, parameter={self.parameter!r}, "
@@ -400,23 +475,35 @@ class PrivacyCost:
         )
         if self.caveats:
             text += f", caveats={self.caveats!r}"
-        return text + self._selection_repr() + ")"
+        return text + self._selection_repr() + self._approximate_repr() + ")"
+
+    def _approximate_repr(self):
+        if self.approximate_delta == 0.0:
+            return ""
+        return f", approximate_delta={self.approximate_delta!r}"
 
     def _selection_repr(self):
         # Two costs that print alike compare alike: a selection says so.
         return "" if self.selection is None else f", selection={self.selection!r}"
 
     def __str__(self):
+        approximate = self.approximate_delta
         if self.notion == "pure":
-            text = f"{self.parameter:.6g}-DP (pure)"
-        elif self.notion == "renyi":
-            delta = self.reference_delta or 1e-6
             text = (
-                f"Rényi-DP curve (implies ({self.to_approx_dp(delta):.6g}, "
-                f"{delta:.3g})-DP)"
+                f"({self.parameter:.6g}, {approximate:.3g})-DP (approximate)"
+                if approximate
+                else f"{self.parameter:.6g}-DP (pure)"
             )
+        elif self.notion == "renyi":
+            delta = self.reference_delta or max(1e-6, 2.0 * approximate)
+            text = "Rényi-DP curve"
+            if approximate:
+                text += f" up to δ₀ = {approximate:.3g}"
+            text += f" (implies ({self.to_approx_dp(delta):.6g}, {delta:.3g})-DP)"
         else:
             text = f"{self.parameter:.6g}-zCDP"
+            if approximate:
+                text += f" up to δ₀ = {approximate:.3g}"
             if self.reference_delta is not None:
                 text += (
                     f" (implies ({self.epsilon:.6g}, {self.reference_delta:.3g})-DP)"
@@ -424,6 +511,28 @@ class PrivacyCost:
         if self.caveats:
             text += f" [caveat: {', '.join(self.caveats)}]"
         return text
+
+
+def approximate_epsilon(epsilon, approximate):
+    """ε + log(1/(1 − δ₀)), rounded up: the ε of a δ₀-approximate guarantee
+    whose part that meets it converts to ε (§25)."""
+    return math.nextafter(epsilon - math.log1p(-float(approximate)), math.inf)
+
+
+def remaining_delta(delta, spent):
+    """δ − δ₀ rounded down to a float (a smaller δ can only raise the ε it
+    converts to), or None when nothing is left. Each amount counts as the
+    decimal it prints as, as the ledger counts them (a δ₀ equal to the δ
+    leaves nothing); ``spent`` may be an exact Fraction (a ledger's sum)."""
+    if not isinstance(spent, Fraction):
+        spent = Fraction(repr(float(spent)))
+    left = Fraction(repr(float(delta))) - spent
+    if left <= 0:
+        return None
+    value = float(left)
+    if Fraction(value) > left:
+        value = math.nextafter(value, 0.0)
+    return value if value > 0.0 else None
 
 
 def _envelope(cost):

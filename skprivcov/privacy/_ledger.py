@@ -83,6 +83,9 @@ class Totals(NamedTuple):
     # for a conversion over every real order (§22); None once a Rényi
     # record has none.
     renyi_envelope: tuple | None = (Fraction(0),) * 3
+    # Σ δ₀ of the δ₀-approximate records (§25): the δ already spent on
+    # failure events, added exactly.
+    approximate_delta: Fraction = Fraction(0)
 
     @classmethod
     def of(cls, records):
@@ -97,6 +100,7 @@ class Totals(NamedTuple):
                 json.loads(curve),
                 selection=profile_from_details(facts),
                 envelope=facts.get(ENVELOPE_KEY),
+                approximate_delta=facts.get(APPROXIMATE_DELTA_KEY, 0.0),
             )
         return totals
 
@@ -108,11 +112,17 @@ class Totals(NamedTuple):
         curve=None,
         selection=None,
         envelope=None,
+        approximate_delta=0.0,
     ):
         """These totals with one more spend (``curve``: a Rényi spend's;
         ``selection``: a selection's SelectionProfile; ``envelope``: a Rényi
-        spend's closed-form bound, if it has one)."""
+        spend's closed-form bound, if it has one; ``approximate_delta``: the
+        δ₀ of a δ₀-approximate spend, §25)."""
         caveats = self.caveats | frozenset(caveats)
+        if approximate_delta:
+            self = self._replace(
+                approximate_delta=self.approximate_delta + decimal(approximate_delta)
+            )
         if selection is not None and not selection.describes(
             notion, None if parameter is None else float(parameter), curve
         ):
@@ -307,7 +317,7 @@ class SqliteLedger:
         """
         # Keys as JSON writes them: a str subclass must not slip through.
         written = {str.__str__(key) for key in details if isinstance(key, str)}
-        for key in (PROFILE_KEY, ENVELOPE_KEY):
+        for key in (PROFILE_KEY, ENVELOPE_KEY, APPROXIMATE_DELTA_KEY):
             if key in written:
                 raise ValueError(
                     f"details may not hold the key {key!r}: the ledger writes "
@@ -317,6 +327,8 @@ class SqliteLedger:
             details = {**details, PROFILE_KEY: profile_to_details(cost.selection)}
         if cost.envelope is not None:
             details = {**details, ENVELOPE_KEY: list(cost.envelope)}
+        if cost.approximate_delta:
+            details = {**details, APPROXIMATE_DELTA_KEY: cost.approximate_delta}
         details_json = json.dumps(details, sort_keys=True)
         curve = list(cost.curve or ())
 
@@ -329,6 +341,7 @@ class SqliteLedger:
                 curve,
                 cost.selection,
                 cost.envelope,
+                cost.approximate_delta,
             )
             if not admits(after):
                 return False, before
@@ -391,6 +404,8 @@ _TOTALS_QUERY = "SELECT notion, parameter, caveats, curve, details FROM spends"
 PROFILE_KEY = "selection_profile"
 # The key under which a Rényi record's envelope (a, b, c) is kept, likewise.
 ENVELOPE_KEY = "renyi_envelope"
+# The key under which a δ₀-approximate record's δ₀ is kept (§25), likewise.
+APPROXIMATE_DELTA_KEY = "approximate_delta"
 
 
 def profile_to_details(profile):

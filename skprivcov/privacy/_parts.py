@@ -64,8 +64,9 @@ def compose_parts(parts):
 def check_within(spent, allowed):
     """Raise if ``spent`` is not within ``allowed``.
 
-    Within: the same notion, a parameter at most ``allowed``'s up to rounding, no caveat
-    that ``allowed`` lacks.
+    Within: the same notion, a parameter at most ``allowed``'s up to rounding, a
+    δ₀ of an approximate guarantee (§25) at most ``allowed``'s likewise, no
+    caveat that ``allowed`` lacks.
 
     A mechanism that spends more than its budget is a bug, caught before any
     release is stored.
@@ -85,6 +86,7 @@ def check_within(spent, allowed):
     if (
         spent.notion != allowed.notion
         or spent.parameter > allowed.parameter * (1.0 + _ROUNDING)
+        or spent.approximate_delta > allowed.approximate_delta * (1.0 + _ROUNDING)
         or not set(spent.caveats) <= set(allowed.caveats)
     ):
         raise RuntimeError(

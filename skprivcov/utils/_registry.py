@@ -13,10 +13,12 @@ of every entry, ``"default"``, is the estimator as constructed without
 arguments.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sklearn.base import clone
 
+from skprivcov._class_labels import label_threshold
 from skprivcov.covariance import (
     AdaptiveCovariance,
     AutoCovariance,
@@ -40,6 +42,7 @@ from skprivcov.preprocessing import (
     PrivateFeatureScaler,
     RowNormClipper,
 )
+from skprivcov.privacy import UnsupportedPrivacyNotionError
 
 __all__ = ["RELEASE_ATTRIBUTES", "AuditSpec", "RegistryEntry", "instances", "registry"]
 
@@ -118,6 +121,9 @@ class RegistryEntry:
     published : dict
         Fitted attribute → why a fit may publish it (§13.1); by default
         ``RELEASE_ATTRIBUTES``, what every covariance estimator publishes.
+    instance_checks : callable or None
+        For failures that depend on an instance's parameters: estimator →
+        dict of further expected failures (:meth:`failed_checks`).
 
     See Also
     --------
@@ -141,10 +147,27 @@ class RegistryEntry:
     audits: dict = field(default_factory=dict)
     expected_failed_checks: dict = field(default_factory=dict)
     published: dict = field(default_factory=lambda: dict(RELEASE_ATTRIBUTES))
+    instance_checks: Callable | None = None
 
     @property
     def name(self):
         return self.estimator.__name__
+
+    def failed_checks(self, estimator):
+        """The scikit-learn checks an instance is expected to fail, and why.
+
+        Parameters
+        ----------
+        estimator : estimator instance
+            The instance under test, of this entry's class.
+
+        Returns
+        -------
+        checks : dict
+            A check's name → why it is expected to fail.
+        """
+        extra = {} if self.instance_checks is None else self.instance_checks(estimator)
+        return {**self.expected_failed_checks, **extra}
 
     def make(self, variant="default", **params):
         """A new instance of ``variant``, with ``params`` on top.
@@ -194,6 +217,85 @@ _READS_NO_VALUE = (
     "refuse an entry that is not a number."
 )
 _PRIVATE_CHECKS = {"check_dtype_object": _NOT_A_NUMBER_IS_NAN}
+# scikit-learn's checks that fit a classifier on a few rows per class, with
+# numpy labels (no public label set): with classes=None the label set is
+# released privately (docs/algorithms.rst §25), and a class of a few rows
+# cannot reach its threshold at the default budget, nor can a pure budget
+# pay for it. The variant "private labels" (a budget whose threshold is
+# below 2 rows) passes them all.
+_SMALL_CLASS_CHECKS = (
+    "check_array_api_input",
+    "check_classifier_data_not_an_array",
+    "check_classifiers_classes",
+    "check_decision_proba_consistency",
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag",
+    "check_estimators_dtypes",
+    "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf",
+    "check_estimators_overwrite_params",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_1feature",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_fit_score_takes_y",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
+    "check_supervised_y_2d",
+    "check_transformer_data_not_an_array",
+    "check_transformer_general",
+    "check_transformer_preserve_dtypes",
+)
+# With a pure budget, the checks whose classes are large too (every fit is
+# refused).
+_ANY_FIT_CHECKS = ("check_classifiers_regression_target", "check_classifiers_train")
+# The smallest class a private label set must release for those checks, and
+# a budget that does (its threshold is 1.19 rows).
+_SMALL_CLASS_ROWS = 2
+_PRIVATE_LABELS = {"rho": 1e4}
+
+
+def _label_set_checks(estimator):
+    """The checks of ``_SMALL_CLASS_CHECKS`` that a classifier instance is
+    expected to fail: every one, unless its label set is public (``classes``)
+    or a private one releases a class of ``_SMALL_CLASS_ROWS`` rows."""
+    if estimator.classes is not None:
+        return {}
+    try:
+        cost = estimator.fit_cost()
+    except UnsupportedPrivacyNotionError:
+        reason = (
+            "A pure ε budget cannot pay for a private label set (it needs a δ, "
+            "docs/algorithms.rst §25) and the check's y gives no public one "
+            "(classes, or a categorical y): every fit is refused before the charge."
+        )
+        checks = (*_SMALL_CLASS_CHECKS, *_ANY_FIT_CHECKS)
+        return dict.fromkeys(checks, reason)
+    else:
+        threshold = label_threshold(cost, estimator.noise == "hardened")
+        if threshold <= _SMALL_CLASS_ROWS:
+            return {}
+        reason = (
+            "The check's classes hold a few rows each, below the threshold "
+            f"({threshold:.3g} rows) at which this budget releases a label "
+            "privately (docs/algorithms.rst §25; with classes=None the labels "
+            "present in y are data): the fit is refused before the charge, or "
+            "drops the small classes. With classes given, a categorical y, or "
+            "the variant 'private labels', the check passes."
+        )
+    return dict.fromkeys(_SMALL_CLASS_CHECKS, reason)
+
+
 _TOO_FEW_FOR_THE_BOUND = (
     "The check's 300 rows are too few for the default private bound at the "
     "default ρ = 0.1: its 1/16 cannot buy an accurate quantile, so the bound "
@@ -497,10 +599,18 @@ _ENTRIES = (
                 "epsilon": 1.0,
                 "feature_bounds": (-3.0, 3.0),
             },
+            # §25: a budget whose private label set releases a class of 2
+            # rows, so that scikit-learn's small-class checks run the
+            # private route.
+            "private labels": _PRIVATE_LABELS,
         },
         expected_failed_checks=_PRIVATE_CHECKS,
+        instance_checks=_label_set_checks,
         published={
-            "classes_": "public: the classes parameter, or y's labels (documented)",
+            "classes_": (
+                "public: the classes parameter or a categorical y's categories; "
+                "else the output of the private step 'label set' (§25)"
+            ),
             "norm_bound_": (
                 "the public norm_bound, or with 'auto' the output of the private "
                 "step 'norm bound' (§18.2)"
@@ -528,10 +638,15 @@ _ENTRIES = (
             "pure": {"epsilon": 1.0},
             "public bound": {"norm_bound": 1.0},
             "pure, public box": {"epsilon": 1.0, "feature_bounds": (-3.0, 3.0)},
+            "private labels": _PRIVATE_LABELS,
         },
         expected_failed_checks=_PRIVATE_CHECKS,
+        instance_checks=_label_set_checks,
         published={
-            "classes_": "public: the classes parameter, or y's labels (documented)",
+            "classes_": (
+                "public: the classes parameter or a categorical y's categories; "
+                "else the output of the private step 'label set' (§25)"
+            ),
             "norm_bound_": (
                 "the public norm_bound (or the box's radius), or with 'auto' the "
                 "output of the private step 'norm bound' (§18.2)"
@@ -626,11 +741,7 @@ _ENTRIES = (
     RegistryEntry(
         PrivateFeatureScaler,
         {"default": {}, "pure": {"epsilon": 1.0}},
-        expected_failed_checks={
-            **_PRIVATE_CHECKS,
-            # fit refuses NaN (after its charge); transform refuses none.
-            "check_estimators_nan_inf": _REFUSES_NO_VALUE,
-        },
+        expected_failed_checks=_PRIVATE_CHECKS,
         published={
             "lower_": "the output of the private step 'feature quantiles' (§18.3)",
             "upper_": "the output of the private step 'feature quantiles' (§18.3)",
