@@ -67,7 +67,15 @@ def check_dask_array(X, *, ensure_min_samples, ensure_min_features, owner):
 def _as_float64(block):
     """A block cast to float64 in silence, in whatever thread runs it: a
     warning that a float128 overflows would tell that a value is huge
-    (docs/algorithms.rst §13.1); the value becomes inf, for the nonfinite rule."""
+    (docs/algorithms.rst §13.1); the value becomes inf, for the nonfinite rule.
+    A block whose values are not what its dtype says (a word in an int64
+    array) fails the cast with a message that quotes the value, and a worker
+    logs the message of every failed task: it fails as a BlockError that
+    names the error's type only (:func:`_on_block`)."""
+    return _on_block(_cast_quietly, block)
+
+
+def _cast_quietly(block):
     with np.errstate(all="ignore"):
         return block.astype(np.float64)
 
