@@ -1,5 +1,7 @@
 """Which of scikit-learn's checks on the registry's *variants* run in the fast loop.
 
+(An expected failure, on a default or a variant, runs with the slow tests.)
+
 The fast loop (``python -m pytest -m "not slow"``, README: under two minutes on
 two cores) runs every scikit-learn check on every estimator as constructed
 without arguments (``test_common.py::test_sklearn_compatible``). On the other
@@ -57,10 +59,21 @@ def _check_name(item):
     return name
 
 
+def _expected_to_fail(item):
+    """Whether scikit-learn's check is an expected failure of this instance
+    (the registry's table, with its reason)."""
+    return item.get_closest_marker("xfail") is not None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` the variants' checks not in FAST_VARIANT_CHECKS and the
-    defaults' SLOW_DEFAULT_CHECKS (before ``-m`` deselects)."""
+    """Mark ``slow`` the variants' checks not in FAST_VARIANT_CHECKS, the
+    defaults' SLOW_DEFAULT_CHECKS, and every expected failure of a check
+    (before ``-m`` deselects). An expected failure tells the fast loop
+    nothing it needs (its reason is reviewed in the registry), and reporting
+    one costs pytest a quarter of a second to format the check's traceback:
+    the classifiers' 90 expected failures at the default budget (their label
+    set, docs/algorithms.rst §25) added 25 s to the fast loop."""
     for item in items:
         test = (item.path.name, getattr(item, "originalname", None))
         if test in VARIANT_CHECKS:
@@ -69,5 +82,5 @@ def pytest_collection_modifyitems(config, items):
             slow = _check_name(item) in SLOW_DEFAULT_CHECKS
         else:
             continue
-        if slow:
+        if slow or _expected_to_fail(item):
             item.add_marker(pytest.mark.slow)

@@ -184,6 +184,7 @@ def test_the_binomial_curve_is_never_below_the_instance():
     assert exact_renyi(2, 0.9, mechanism, 1024.0) > 2.0 + math.log(2.0) + 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("trials", "p", "epsilon"), [(2, 0.9, 2.0), (3, 0.95, 1.0)])
 def test_the_profile_route_is_never_below_the_instance(trials, p, epsilon):
     """The (ε, δ) statement of the same selection (the smaller of the pure

@@ -56,6 +56,25 @@ DELTAS = (*TINY_DELTAS, 1e-6, 0.5, *HUGE_DELTAS)
 RHOS = (0.0, 5e-61, 1e-30, 1e-6, 1.0, 1e30, 5e59, 1e61)
 EPSILONS = (1e-30, 1e-20, 1e-15, 1.0, 1e30, 1e33)
 DEADLINE = 30.0  # seconds; every call takes milliseconds
+# The fast loop takes both ends and one ordinary value of each range; the
+# other combinations run with the slow tests.
+FAST_DELTAS = (5e-324, 1e-6, 1.0 - 2.0**-53)
+FAST_RHOS = (0.0, 5e-61, 1.0, 1e61)
+FAST_EPSILONS = (1e-30, 1.0, 1e33)
+
+
+def _grid(first, second, fast_first, fast_second):
+    """(a, b) for every a of ``first`` and b of ``second``, the pairs outside
+    the fast values marked slow."""
+    return [
+        pytest.param(
+            a,
+            b,
+            marks=() if a in fast_first and b in fast_second else pytest.mark.slow,
+        )
+        for a in first
+        for b in second
+    ]
 
 
 def within_deadline(function, *args):
@@ -160,8 +179,7 @@ def check_cks_epsilon(rho, delta):
     return epsilon
 
 
-@pytest.mark.parametrize("delta", DELTAS)
-@pytest.mark.parametrize("rho", RHOS)
+@pytest.mark.parametrize(("rho", "delta"), _grid(RHOS, DELTAS, FAST_RHOS, FAST_DELTAS))
 def test_cks_epsilon_is_exact_at_the_ends(rho, delta):
     check_cks_epsilon(rho, delta)
 
@@ -219,8 +237,9 @@ def check_rho(epsilon, delta):
     return rho
 
 
-@pytest.mark.parametrize("delta", DELTAS)
-@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize(
+    ("epsilon", "delta"), _grid(EPSILONS, DELTAS, FAST_EPSILONS, FAST_DELTAS)
+)
 def test_rho_from_epsilon_delta_is_exact_at_the_ends(epsilon, delta):
     check_rho(epsilon, delta)
 
@@ -239,8 +258,10 @@ def test_the_issue_budget_converts():
     assert within_deadline(accountant.can_spend, cost)
 
 
-@pytest.mark.parametrize("delta", (5e-324, 1e-6, 0.5, 1.0 - 2.0**-53))
-@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize(
+    ("epsilon", "delta"),
+    _grid(EPSILONS, (5e-324, 1e-6, 0.5, 1.0 - 2.0**-53), FAST_EPSILONS, FAST_DELTAS),
+)
 def test_epsilon_to_rho_to_epsilon_never_exceeds(epsilon, delta):
     """A budget (ε, δ) admits the ρ calibrated to it."""
     rho = within_deadline(zcdp_from_approx_dp, epsilon, delta)
@@ -262,8 +283,9 @@ def test_rho_to_epsilon_to_rho_is_never_optimistic(rho, delta):
 # The Gaussian-exact conversion and the simple bound.
 
 
-@pytest.mark.parametrize("delta", DELTAS)
-@pytest.mark.parametrize("rho", RHOS[:-1])
+@pytest.mark.parametrize(
+    ("rho", "delta"), _grid(RHOS[:-1], DELTAS, (*FAST_RHOS, 5e59), FAST_DELTAS)
+)
 def test_gaussian_epsilon_is_exact_at_the_ends(rho, delta):
     epsilon = within_deadline(gaussian_epsilon, rho, delta)
     assert 0.0 <= epsilon <= within_deadline(cks_epsilon, rho, delta)
@@ -275,8 +297,7 @@ def test_gaussian_epsilon_is_exact_at_the_ends(rho, delta):
         assert gaussian_delta(rho, just_below(epsilon, 1e-6)) > delta
 
 
-@pytest.mark.parametrize("delta", DELTAS)
-@pytest.mark.parametrize("rho", RHOS)
+@pytest.mark.parametrize(("rho", "delta"), _grid(RHOS, DELTAS, FAST_RHOS, FAST_DELTAS))
 def test_the_simple_bound_is_rounded_up(rho, delta):
     ours = within_deadline(bun_steinke_epsilon, rho, delta)
     assert ours >= simple_epsilon(rho, delta)

@@ -161,6 +161,7 @@ def test_a_frozen_scaler_with_nonfinite_zero_refuses_nothing_before_a_charge():
         assert len(accountant.history()) == charges
 
 
+@pytest.mark.slow
 def test_a_private_selection_over_a_scaler_with_nonfinite_zero_never_refuses():
     """CovarianceErrorScore passes the scored rows through the pipeline's
     transform: a scaler with nonfinite="zero" passes a bad row on as NaN, which
@@ -309,7 +310,10 @@ class _SpendsMeanwhile(KFold):
         yield from super().split(X, y, groups)
 
 
-@pytest.mark.parametrize("error_score", [np.nan, -1.0, "raise"])
+@pytest.mark.parametrize(
+    "error_score",
+    [np.nan, pytest.param(-1.0, marks=pytest.mark.slow), "raise"],
+)
 def test_a_fit_the_ledger_refuses_part_way_stops_skprivcovs_search(error_score):
     X, y = _regression()
     accountant = PrivacyAccountant(rho=2.0)

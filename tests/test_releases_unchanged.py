@@ -497,6 +497,7 @@ def _relative_move(arrays, reference):
     return worst
 
 
+@pytest.mark.slow
 def test_a_noise_scale_one_millionth_larger_is_a_change(monkeypatch, fresh):
     """The comparison can fail: with every noise scale 1 + 1e−6 times as
     large, every release that moves beyond rounding is a changed release, in
@@ -541,6 +542,7 @@ def test_another_tree_is_refused(tmp_path):
         check_checkout(None)
 
 
+@pytest.mark.slow
 def test_regeneration_from_a_second_checkout_refuses_another_tree(tmp_path):
     """The bug this guards against: ``--regenerate`` run from a second
     checkout imported the installed skprivcov and recorded it. A copy of this
