@@ -16,7 +16,7 @@ small machine.
 Rows: every estimator at its defaults (``norm_bound="auto"``: a private bound
 from a first pass over the row norms; ``assume_centered=False``: the mean too),
 then, marked "public bound", the papers' setting (``norm_bound=1``, the second
-moment). The exact statistics pass (``skprivcov._stats.unit_ball_statistics``
+moment). The exact statistics pass (``skprivcov._data._statistics.unit_ball_statistics``
 at a bound that clips half the rows, without and with the mean) is compared
 with the floor's Gram matrix alone. PRODUCT.md §2.2 sets the goals at
 n = 1e5, d = 1000: every default fit ≤ 1.15 × its floor, the exact pass
@@ -57,7 +57,7 @@ from skprivcov import (
     SeparateCovariance,
     ZeroCovariance,
 )
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
 
 
 def timed(function):

@@ -51,10 +51,8 @@ from skprivcov import (
     PrivacyCost,
     SeparateCovariance,
 )
-from skprivcov._random import release_generator
 from skprivcov.mechanisms import (
     eigh_descending,
-    eigvalsh_descending,
     gaussian_covariance,
     gaussian_scale,
     laplace_covariance,
@@ -63,7 +61,9 @@ from skprivcov.mechanisms import (
     second_moment_l2_sensitivity,
     separate_covariance,
 )
-from skprivcov.mechanisms._hardened import gram_error_bound, noise_plan
+from skprivcov.mechanisms._eigen import eigvalsh_descending
+from skprivcov.mechanisms.noise._generators import release_generator
+from skprivcov.mechanisms.noise._hardened import gram_error_bound, noise_plan
 
 NOISES = ("hardened", "float")
 # random_state → where the hardened samplers' words come from.

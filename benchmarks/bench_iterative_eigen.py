@@ -27,11 +27,8 @@ from threadpoolctl import threadpool_limits
 
 from skprivcov import IterativeEigenCovariance
 from skprivcov.datasets import make_zipf_norms
-from skprivcov.mechanisms import (
-    eigh_descending,
-    high_concentration_trials,
-    sample_bingham,
-)
+from skprivcov.mechanisms import eigh_descending
+from skprivcov.mechanisms._bingham import high_concentration_trials, sample_bingham
 
 
 def timing(max_d, deflate_max_d):

@@ -45,15 +45,16 @@ from scipy import sparse
 from scipy.linalg import blas
 
 from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance
-from skprivcov._clipping import row_norms
-from skprivcov._stats import (
+from skprivcov._data._row_norms import row_norms
+from skprivcov._data._statistics import (
     _ceil_log2,
     _dense_chunks,
     _rows_per_chunk,
     norm_profile,
     unit_ball_statistics,
 )
-from skprivcov.mechanisms import eigh_descending, eigvalsh_descending
+from skprivcov.mechanisms import eigh_descending
+from skprivcov.mechanisms._eigen import eigvalsh_descending
 
 MiB = 2.0**20
 REPEATS = 3

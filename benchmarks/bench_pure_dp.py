@@ -25,7 +25,7 @@ from skprivcov import (
     SeparateCovariance,
 )
 from skprivcov.datasets import make_zipf_norms
-from skprivcov.mechanisms import nuclear_laplace_noise
+from skprivcov.mechanisms._nuclear import nuclear_laplace_noise
 
 ESTIMATORS = {
     "LapCov": lambda: LaplaceCovariance(),

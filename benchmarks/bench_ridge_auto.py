@@ -29,7 +29,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
 from skprivcov import GaussianCovariance, LaplaceCovariance, PrivacyCost
-from skprivcov._stats import feature_counts
+from skprivcov._data._statistics import feature_counts
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.linear_model._private_bounds import private_target_mean
 from skprivcov.mechanisms import quantile_epsilon

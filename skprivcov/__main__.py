@@ -5,11 +5,12 @@ import os
 import sys
 
 from skprivcov import __version__
-from skprivcov._demo import plot_demo, run_demo
-from skprivcov._release_command import (
+from skprivcov._cli import (
     ReleaseError,
     add_pca_arguments,
     add_release_arguments,
+    plot_demo,
+    run_demo,
     run_pca,
     run_release,
 )

@@ -2,7 +2,8 @@
 
 The template of a fit: resolve the budget → the public checks of X (shape,
 dtype kind, sparse format; no value read) → :func:`charge` the accountant →
-convert values → generator (:func:`skprivcov._random.release_generator`) →
+convert values → generator (:func:`skprivcov.mechanisms.noise.release_generator`)
+→
 the estimator's mechanism, which reads the data only through
 :class:`ClippedData` (where the values are checked) and draws its noise only
 through the noise source of :mod:`skprivcov.mechanisms` → the parts it spent
@@ -10,7 +11,7 @@ checked against the budget → post-processing and storage →
 ``privacy_spent_`` and ``privacy_parts_``. An estimator never draws noise
 itself. The covariance estimators run this template in
 ``BasePrivateCovariance.fit``, the classifiers in
-``BasePrivateClassifier.fit`` (``skprivcov/_classifier.py``), the ridge
+``BasePrivateClassifier.fit`` (``skprivcov/_models/_classifier.py``), the ridge
 models in ``BasePrivateRidge``; all of them charge through :func:`charge`.
 
 This is the one module through which a package uses another's fit
@@ -26,16 +27,15 @@ from sklearn.base import BaseEstimator
 from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._clipped_data import ClippedData
-from skprivcov._constraints import BUDGET_RANGE, is_auto
-from skprivcov._random import seed_description
-from skprivcov._validation import check_input, check_public
+from skprivcov._data import check_input, check_public
+from skprivcov._fit import BUDGET_RANGE, ClippedData, is_auto
 from skprivcov.mechanisms import (
     FIXED_BOUND_QUANTILE,
     NOISY_AT,
     noise_level,
     split_budget,
 )
+from skprivcov.mechanisms.noise import seed_description
 from skprivcov.privacy import resolve_budget
 
 __all__ = [

@@ -70,7 +70,7 @@ def die_inside_a_transaction(path, ready_path):
 
 def die_during_a_fit(path, ready_path):
     """Spend through a fit whose statistics never finish."""
-    import skprivcov._clipped_data as clipped_data
+    import skprivcov._fit._clipped_data as clipped_data
 
     def hang(*args, **kwargs):
         open(ready_path, "w").close()

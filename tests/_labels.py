@@ -13,7 +13,7 @@ whose budget can release the table's classes, and by tests/test_labels.py.
 import numpy as np
 from sklearn.base import is_classifier
 
-from skprivcov._class_labels import label_threshold
+from skprivcov._models._class_labels import label_threshold
 from skprivcov.privacy import UnsupportedPrivacyNotionError
 
 

@@ -14,10 +14,12 @@ from skprivcov import (
     PrivacyCost,
     ZeroCovariance,
 )
-from skprivcov._stats import norm_profile, unit_ball_statistics
+from skprivcov._data._statistics import norm_profile, unit_ball_statistics
 from skprivcov.datasets import make_zipf_norms
-from skprivcov.mechanisms import _adaptive, above_threshold, private_radius_exponent
+from skprivcov.mechanisms import _adaptive
 from skprivcov.mechanisms._adaptive import RADIUS_LEVELS_CAP, threshold_bias
+from skprivcov.mechanisms._radius import private_radius_exponent
+from skprivcov.mechanisms._svt import above_threshold
 
 # --------------------------------------------------------------------------------
 # AboveThreshold (§1)

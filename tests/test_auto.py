@@ -250,7 +250,7 @@ def test_the_shrinkage_sensitivity_holds_under_adversarial_search(centred, defin
     search reaches its supremum, 1 or 4 − 4/n = 3 at n = 4 (the next test)."""
     from scipy.optimize import minimize
 
-    from skprivcov.mechanisms import shrinkage_factor, spectral_spread
+    from skprivcov.mechanisms._shrinkage import shrinkage_factor, spectral_spread
 
     rng = np.random.default_rng(3 if centred else 4)
     d, n = 2, 4
@@ -306,7 +306,7 @@ def test_the_shrinkage_noise_has_the_stated_scale(notion, centred):
     eigenvalues, not by the library). 20000 draws on the float path: 4.5
     standard errors are 3.2% for the Gaussian deviation and 3.2% for the
     Laplace mean absolute value, so a scale 10% off fails."""
-    from skprivcov.mechanisms import noisy_inner_product
+    from skprivcov.mechanisms._shrinkage import noisy_inner_product
 
     rng = np.random.default_rng(5)
     n, d = 300, 4
@@ -351,8 +351,12 @@ def test_the_shrink_factor_is_private_not_the_exact_best():
     recorded draw, and not the noiseless c* = ⟨R, C⟩/‖R‖_F²; across seeds on
     the same data it varies as that noise does."""
     from skprivcov.covariance._auto import AutoCovariance as Auto
-    from skprivcov.mechanisms import shrinkage_factor, shrinkage_from, spectral_spread
-    from skprivcov.mechanisms._noise_record import recorded_noise
+    from skprivcov.mechanisms._shrinkage import (
+        shrinkage_factor,
+        shrinkage_from,
+        spectral_spread,
+    )
+    from skprivcov.mechanisms.noise._record import recorded_noise
 
     rng = np.random.default_rng(6)
     n, d = 400, 3

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from skprivcov import _stats
+from skprivcov._data import _statistics as _stats
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.naive_bayes import PrivateGaussianNB
 
 try:  # the one-pass kernel (absent before it)
-    from skprivcov import _class_stats
+    from skprivcov._data import _class_statistics as _class_stats
 except ImportError:  # pragma: no cover
     _class_stats = None
 

@@ -385,7 +385,7 @@ def test_an_output_that_is_a_directory_is_refused_before_spending(files, capsys)
 def test_a_failed_write_is_one_line_and_leaves_nothing(files, capsys, monkeypatch):
     """The disk refuses the second file after the fit: the error says so in one
     line, the budget is spent, and no file (partial or renamed) is left."""
-    import skprivcov._release_command as command
+    import skprivcov._cli._commands as command
 
     original = command._write_atomically
     calls = []
@@ -573,7 +573,7 @@ def test_pca_reads_probes_as_rows_too(tmp_path, capsys):
 @pytest.mark.parametrize("where", [0, 2])
 def test_a_first_cell_starting_with_a_hash_keeps_its_row(tmp_path, where):
     """n is the number of lines whatever a cell holds: "#" is no comment."""
-    from skprivcov._release_command import _read_rows
+    from skprivcov._cli._commands import _read_rows
 
     lines = list(_CLEAN)
     (tmp_path / "number.csv").write_bytes(b"\n".join(lines) + b"\n")
@@ -611,7 +611,7 @@ ROWS_OF_LINES = [
 
 def test_a_row_is_a_line(tmp_path):
     """The reading convention, case by case (ROWS_OF_LINES)."""
-    from skprivcov._release_command import _read_rows
+    from skprivcov._cli._commands import _read_rows
 
     for content, skip, rows in ROWS_OF_LINES:
         (tmp_path / "rows.csv").write_bytes(content)
@@ -624,7 +624,7 @@ def test_reading_a_csv_is_a_total_function_of_its_bytes(tmp_path, monkeypatch):
     """After a clean first line, any bytes read without an error, one row per
     line (b"\\n"; a last line without one counts), also across the reader's
     blocks."""
-    import skprivcov._release_command as command
+    import skprivcov._cli._commands as command
 
     rng = np.random.default_rng(32)
     alphabet = [b"1", b".", b"e", b"-", b",", b",", b"\n", b"\r", b'"', b"#", b" ",

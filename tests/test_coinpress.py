@@ -21,7 +21,7 @@ from skprivcov.covariance import PrivateEllipticEnvelope
 from skprivcov.covariance._coinpress import _clipped, _transformed
 from skprivcov.mechanisms import split_budget
 from skprivcov.mechanisms._coinpress import covariance_step_scale, mean_step_scale
-from skprivcov.mechanisms._noise_record import recorded_noise
+from skprivcov.mechanisms.noise._record import recorded_noise
 from skprivcov.privacy import compose_parts
 
 

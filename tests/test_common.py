@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import (
 
 import skprivcov
 from skprivcov import PrivacyCost, ZeroCovariance
-from skprivcov._fixed_point import FRACTION_BITS
+from skprivcov._data._exact import FRACTION_BITS
 from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.utils import all_estimators, instances, registry

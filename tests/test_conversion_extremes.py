@@ -1,6 +1,6 @@
 """The conversions at both ends of every documented range (docs/algorithms.rst §7.4).
 
-Budgets ρ, ε in [1e−30, 1e30] (skprivcov/_constraints.py BUDGET_RANGE) and
+Budgets ρ, ε in [1e−30, 1e30] (skprivcov/_fit/_constraints.py BUDGET_RANGE) and
 their composed totals (a pure 1e−30 counts as ρ = 5e−61, a pure 1e30 as
 5e59), ρ = 0, and δ anywhere in (0, 1), from the smallest float 5e−324 to
 1 − 2^−53. Every call runs under a deadline, so a hang fails instead of

@@ -6,7 +6,7 @@ from sklearn.datasets import load_digits
 
 from skprivcov import GaussianCovariance
 from skprivcov.__main__ import main
-from skprivcov._demo import _NORM_BOUND, RHOS, best_per_budget, plot_demo, run_demo
+from skprivcov._cli._demo import _NORM_BOUND, RHOS, best_per_budget, plot_demo, run_demo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -160,7 +160,7 @@ ESTIMATORS = all_estimators()
     "estimator", [cls for _, cls in ESTIMATORS], ids=[name for name, _ in ESTIMATORS]
 )
 def test_parameter_order(estimator):
-    """The Parameters section (after :func:`skprivcov._docstrings.fill_shared_docs`
+    """The Parameters section (after :func:`skprivcov._fit._docstrings.fill_shared_docs`
     filled it) lists the parameters of ``__init__`` in the signature's order."""
     documented = [
         parameter.name

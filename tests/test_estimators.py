@@ -303,7 +303,7 @@ def test_the_package_imports_and_fits_without_docstrings():
 def test_a_public_range_narrows_the_grid_of_the_private_bound(monkeypatch):
     """norm_bound=(low, high) chooses the bound on norm_grid(low, high): the
     bound lies in that grid, and the grid the quantile sees is that one."""
-    from skprivcov import _clipped_data
+    from skprivcov._fit import _clipped_data as _clipped_data
 
     grids = []
     original = _clipped_data.private_norm_bound

@@ -20,9 +20,9 @@ from skprivcov import (
     AutoCovariance,
     GaussianCovariance,
     LaplaceCovariance,
-    _stats,
 )
-from skprivcov._fixed_point import (
+from skprivcov._data import _statistics as _stats
+from skprivcov._data._exact import (
     BLOCK_ROWS,
     FRACTION_BITS,
     SHRINK,
@@ -30,8 +30,7 @@ from skprivcov._fixed_point import (
     ExactStatistic,
     ExactTotal,
 )
-from skprivcov._random import release_generator
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
 from skprivcov.base import ClippedData
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.mechanisms import (
@@ -40,8 +39,9 @@ from skprivcov.mechanisms import (
     second_moment_l1_sensitivity,
     second_moment_l2_sensitivity,
 )
-from skprivcov.mechanisms._discrete import discrete_gaussian, words_of
-from skprivcov.mechanisms._hardened import exact_noise_plan, gram_error_bound
+from skprivcov.mechanisms.noise._discrete import discrete_gaussian, words_of
+from skprivcov.mechanisms.noise._generators import release_generator
+from skprivcov.mechanisms.noise._hardened import exact_noise_plan, gram_error_bound
 from skprivcov.privacy import PrivacyCost
 
 K = FRACTION_BITS

@@ -34,8 +34,8 @@ from skprivcov import (
     ZeroCovariance,
 )
 from skprivcov.__main__ import main
-from skprivcov._random import derived_generator, release_generator
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
+from skprivcov.mechanisms.noise._generators import derived_generator, release_generator
 from skprivcov.preprocessing import FeatureBoundsScaler, RowNormClipper
 
 SPAWN = multiprocessing.get_context("spawn")

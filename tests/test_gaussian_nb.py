@@ -10,16 +10,16 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from skprivcov import PrivacyAccountant, PrivacyCost
-from skprivcov import _class_blocks as blocks_module
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
+from skprivcov._models import _class_blocks as blocks_module
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.discriminant_analysis._lda import auto_structure
-from skprivcov.mechanisms._noise_record import recorded_noise
 from skprivcov.mechanisms._sensitivity import (
     class_counts_sensitivity,
     class_squares_sensitivity,
     class_sums_sensitivity,
 )
+from skprivcov.mechanisms.noise._record import recorded_noise
 from skprivcov.naive_bayes import PrivateGaussianNB
 
 

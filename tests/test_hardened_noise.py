@@ -18,11 +18,9 @@ import pytest
 from scipy import stats
 
 from skprivcov import GaussianCovariance
-from skprivcov._random import release_generator
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
 from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.mechanisms import (
-    _discrete,
     gaussian_covariance,
     gaussian_scale,
     laplace_covariance,
@@ -32,13 +30,15 @@ from skprivcov.mechanisms import (
     second_moment_l1_sensitivity,
     second_moment_l2_sensitivity,
 )
-from skprivcov.mechanisms._discrete import (
+from skprivcov.mechanisms.noise import _discrete as _discrete
+from skprivcov.mechanisms.noise._discrete import (
     bernoulli_exp,
     discrete_gaussian,
     discrete_laplace,
     words_of,
 )
-from skprivcov.mechanisms._hardened import (
+from skprivcov.mechanisms.noise._generators import release_generator
+from skprivcov.mechanisms.noise._hardened import (
     gram_error_bound,
     grid_laplace,
     noise_plan,
@@ -458,7 +458,7 @@ def test_the_sparse_vector_grid_never_exceeds_one():
 def test_only_the_upper_triangle_is_released():
     """A statistic that is not exactly symmetric publishes nothing of its lower
     triangle: the release is the mirrored upper one."""
-    from skprivcov.mechanisms import hardened_noise
+    from skprivcov.mechanisms.noise import hardened_noise
 
     upper = np.triu(np.random.default_rng(12).uniform(size=(4, 4)))
     skewed = upper + np.tril(upper.T, -1) * (1 + 1e-9)

@@ -17,9 +17,9 @@ from skprivcov import (
     PrivacyAccountant,
     ZeroCovariance,
 )
-from skprivcov._constraints import BUDGET_RANGE, NORM_BOUND_RANGE
-from skprivcov._fixed_point import FRACTION_BITS
-from skprivcov._stats import norm_profile, unit_ball_statistics
+from skprivcov._data._exact import FRACTION_BITS
+from skprivcov._data._statistics import norm_profile, unit_ball_statistics
+from skprivcov._fit._constraints import BUDGET_RANGE, NORM_BOUND_RANGE
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.mechanisms._adaptive import relative_trace

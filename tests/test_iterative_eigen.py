@@ -17,16 +17,13 @@ from scipy import integrate, stats
 from sklearn.base import clone
 
 from skprivcov import PrivacyAccountant, PrivacyCost
-from skprivcov.mechanisms import (
-    _bingham,
-    _iterative,
+from skprivcov.mechanisms import _bingham, _iterative, iterative_eigen_covariance
+from skprivcov.mechanisms._bingham import (
     bingham_envelope,
-    draw_epsilons,
     high_concentration_trials,
-    iterative_eigen_covariance,
     sample_bingham,
-    sample_top_eigenvector,
 )
+from skprivcov.mechanisms._iterative import draw_epsilons, sample_top_eigenvector
 from skprivcov.privacy import compose_parts
 
 

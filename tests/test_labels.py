@@ -14,17 +14,17 @@ from scipy import stats
 from scipy.special import ndtr
 
 from skprivcov import PrivacyAccountant, PrivacyCost
-from skprivcov._class_labels import (
+from skprivcov._data._class_statistics import class_grams, class_sums_squares
+from skprivcov._models._class_labels import (
     LABEL_DELTA,
     LABEL_SHARE,
     label_budget,
     label_threshold,
     release_label_set,
 )
-from skprivcov._class_stats import class_grams, class_sums_squares
-from skprivcov._random import release_generator
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
-from skprivcov.mechanisms._noise_record import recorded_noise
+from skprivcov.mechanisms.noise._generators import release_generator
+from skprivcov.mechanisms.noise._record import recorded_noise
 from skprivcov.naive_bayes import PrivateGaussianNB
 from skprivcov.privacy import UnsupportedPrivacyNotionError
 

@@ -2,13 +2,15 @@
 
 Every import of skprivcov by skprivcov, at module level or inside a function,
 is an edge between two rooms: a subpackage (``covariance``, ``mechanisms``,
-…) or a module of the root package (``base``, ``_stats``, …). The rooms stand
-on the floors of :data:`FLOORS`; an edge may go down or stay on its floor,
-never up, and the rooms' graph has no cycle. A private module of a
-subpackage (``skprivcov.covariance._base``) is imported only from inside that
-subpackage: the shared fit machinery is public, in :mod:`skprivcov.base`, and
-the root's private modules (``skprivcov._stats``, …) are the library's shared
-kernels.
+``_data``, …) or a module of the root package (``base``). The rooms stand on
+the floors of :data:`FLOORS`; an edge may go down or stay on its floor, never
+up, and the rooms' graph has no cycle. A private module of a subpackage
+(``skprivcov.covariance._base``, ``skprivcov._data._statistics``) is imported
+only from inside that subpackage, and no private name crosses rooms: another
+room imports from the subpackage's face (``skprivcov._data``,
+``skprivcov.mechanisms.noise``). The root holds no private module: the
+shared kernels live in rooms named for their job (``_data``, ``_fit``,
+``_models``, ``_cli``).
 """
 
 import ast
@@ -20,38 +22,26 @@ PACKAGE = Path(__file__).resolve().parent.parent / "skprivcov"
 
 # Bottom to top. A new room must be placed here (the test says so).
 FLOORS = (
-    # Kernels: statistics, validation, generators; no estimator, no budget.
-    (
-        "__version__",
-        "_blas",
-        "_centering",
-        "_class_stats",
-        "_clipping",
-        "_constraints",
-        "_dask",
-        "_fixed_point",
-        "_random",
-        "_spark",
-        "_stats",
-        "_symmetric",
-        "_validation",
-    ),
-    # Accounting: budgets, costs, conversions, the ledger.
-    ("privacy",),
-    # Mechanisms: pure functions on statistics, the noise source.
+    # The training rows (data engines, exact statistics, the public checks of
+    # containers) and the accounting: no estimator, no mechanism.
+    ("__version__", "_data", "privacy"),
+    # Mechanisms: pure functions on statistics; the noise source and its
+    # generators (mechanisms.noise).
     ("mechanisms",),
-    # The fit machinery every estimator shares.
-    ("base", "_clipped_data", "_docstrings"),
+    # The parameter rules and the shared pieces of a fit.
+    ("_fit",),
+    # The fit template and its protocol.
+    ("base",),
     # Estimators of one release, and what needs only public values.
     ("covariance", "datasets", "metrics", "preprocessing"),
-    # Machinery shared by the models built on releases or on class blocks.
-    ("_class_blocks", "_class_labels", "_classifier", "_folds", "decomposition"),
+    # The fit machinery of the models built on class blocks and fold releases.
+    ("_models", "decomposition"),
     # Models fit from releases or class blocks.
     ("discriminant_analysis", "linear_model", "naive_bayes"),
     # Searches, folds, private selection around the models.
     ("model_selection",),
     # Tools over everything: the registry and audits, the command line.
-    ("utils", "_demo", "_release_command", "__main__", "__init__"),
+    ("utils", "_cli", "__main__", "__init__"),
 )
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 
@@ -146,6 +136,18 @@ def test_no_private_import_across_packages():
         if private_module or private_names:
             crossing.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {target}")
     assert crossing == []
+
+
+def test_the_root_holds_only_public_modules_and_subpackages():
+    """The root's private modules live in rooms named for their job
+    (``_data``, ``_fit``, ``_models``, ``_cli``): the root holds the package's
+    face, the command line's entry point, ``base`` and the subpackages."""
+    modules = sorted(
+        path.name
+        for path in PACKAGE.glob("*.py")
+        if path.name.startswith("_") and path.name not in {"__init__.py", "__main__.py"}
+    )
+    assert modules == []
 
 
 @pytest.mark.parametrize(

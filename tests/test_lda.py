@@ -8,7 +8,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 from skprivcov import PrivacyAccountant, PrivacyCost
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis, _lda
 
 
@@ -129,7 +129,8 @@ def test_a_pure_budget_adds_laplace_noise_at_the_joint_scale(monkeypatch):
     Δ₁/ε, Δ₁ the joint ℓ1 sensitivity (§15), and the fit costs ε. The mean
     absolute upper-triangle noise estimates the scale b: 400 fits × 3 classes
     × 6 entries, 4.5 standard errors (|L| has mean b and sd b) are 3.1%."""
-    from skprivcov.mechanisms import _noise_source, per_class_sums_l1_sensitivity
+    from skprivcov.mechanisms import per_class_sums_l1_sensitivity
+    from skprivcov.mechanisms.noise import _source as _noise_source
 
     X, y = _blobs(n=300)
     noises = []

@@ -13,15 +13,14 @@ from skprivcov.mechanisms import (
     gaussian_covariance,
     laplace_covariance,
     private_trace_upper_bound,
-    project_capped_simplex,
-    project_l1_ball,
     project_psd,
     project_psd_trace_ball,
     projection_covariance,
     second_moment_l1_sensitivity,
     separate_covariance,
-    symmetric_noise,
 )
+from skprivcov.mechanisms._projections import project_capped_simplex, project_l1_ball
+from skprivcov.mechanisms.noise import symmetric_noise
 from skprivcov.privacy import compose_parts
 
 

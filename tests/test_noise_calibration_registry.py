@@ -3,7 +3,7 @@ noise at the scale docs/algorithms.rst states (issue 32, part 4).
 
 Generated from the registry (``skprivcov.utils.registry``): each variant is
 fitted once with hardened noise and once with float noise, with every additive
-noise draw recorded (``skprivcov.mechanisms._noise_record``). For each record:
+noise draw recorded (``skprivcov.mechanisms.noise._record``). For each record:
 
 * the path is the one asked for (a removed hardened branch fails here);
 * its scale, measured on the draw and on 8 192 more draws by the same sampler at
@@ -31,7 +31,7 @@ from sklearn.base import is_classifier
 
 from skprivcov import GaussianCovariance, LaplaceCovariance, PrivacyCost
 from skprivcov.linear_model import PrivateRidge
-from skprivcov.mechanisms._noise_record import SITES, recorded_noise
+from skprivcov.mechanisms.noise._record import SITES, recorded_noise
 from skprivcov.model_selection import (
     CovarianceErrorScore,
     PredictionLossScore,

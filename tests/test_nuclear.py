@@ -14,18 +14,20 @@ import pytest
 from scipy import stats
 
 from skprivcov import NuclearLaplaceCovariance, PrivacyAccountant, PrivacyCost
-from skprivcov._random import release_generator
 from skprivcov.mechanisms import (
     _covariance,
     _nuclear,
+    nuclear_laplace_covariance,
+    project_nuclear_ball,
+)
+from skprivcov.mechanisms._nuclear import (
     equilibrium_start,
     haar_orthogonal,
     nuclear_chain_diagnostics,
-    nuclear_laplace_covariance,
     nuclear_laplace_noise,
-    project_nuclear_ball,
     sample_normalised_spectrum,
 )
+from skprivcov.mechanisms.noise._generators import release_generator
 from skprivcov.privacy import MCMC_NOISE, BudgetPart, compose_parts
 
 # --- the exact parts --------------------------------------------------------------

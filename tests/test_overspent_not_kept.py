@@ -7,7 +7,9 @@ before the check)."""
 import numpy as np
 import pytest
 
-from skprivcov import GaussianCovariance, _class_blocks, _folds
+from skprivcov import GaussianCovariance
+from skprivcov._models import _class_blocks as _class_blocks
+from skprivcov._models import _fold_releases as _folds
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.model_selection import FoldReleases
 from skprivcov.naive_bayes import PrivateGaussianNB

@@ -29,7 +29,10 @@ import pytest
 from _labels import declare_labels
 from sklearn.base import BaseEstimator, clone
 
-from skprivcov import PrivacyAccountant, PrivacyCost, _dask, _spark, _stats
+from skprivcov import PrivacyAccountant, PrivacyCost
+from skprivcov._data import _dask as _dask
+from skprivcov._data import _spark as _spark
+from skprivcov._data import _statistics as _stats
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
 from skprivcov.model_selection import selection_cost

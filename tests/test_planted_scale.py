@@ -7,7 +7,9 @@ import threading
 
 import pytest
 
-from skprivcov.mechanisms import _covariance, _hardened, _noise_source
+from skprivcov.mechanisms import _covariance
+from skprivcov.mechanisms.noise import _hardened as _hardened
+from skprivcov.mechanisms.noise import _source as _noise_source
 from skprivcov.mechanisms.testing import planted_scale
 
 

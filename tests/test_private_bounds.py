@@ -19,8 +19,7 @@ from skprivcov import (
     PrivacyAccountant,
     PrivacyCost,
 )
-from skprivcov._random import release_generator
-from skprivcov._stats import row_norm_counts
+from skprivcov._data._statistics import row_norm_counts
 from skprivcov.mechanisms._quantile import (
     norm_grid,
     private_quantile,
@@ -28,6 +27,7 @@ from skprivcov.mechanisms._quantile import (
     quantile_rank_error,
     signed_grid,
 )
+from skprivcov.mechanisms.noise._generators import release_generator
 
 
 def _interval_utility(counts, target):
@@ -551,7 +551,7 @@ def test_every_ridge_quantile_spends_its_stated_share(monkeypatch, rho):
 def test_the_bounds_and_the_release_draw_from_different_streams():
     """§13.4: with an int seed the bounds' stream and the release's seed
     differ, so no draw of the bounds is reused by the release."""
-    from skprivcov._random import bounds_generator
+    from skprivcov.mechanisms.noise._generators import bounds_generator
 
     rng, seed = bounds_generator(7, "hardened")
     bounds_draws = rng.integers(0, 2**63, size=4)

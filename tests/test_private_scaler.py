@@ -8,7 +8,7 @@ import pytest
 from scipy import sparse
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from skprivcov._stats import feature_counts
+from skprivcov._data._statistics import feature_counts
 from skprivcov.covariance import GaussianCovariance
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.linear_model import PrivateRidge

@@ -469,7 +469,8 @@ def _noise_scales_times(monkeypatch, factor):
     float path), wherever a module imported them."""
     from fractions import Fraction
 
-    from skprivcov.mechanisms import _discrete, _sensitivity
+    from skprivcov.mechanisms import _sensitivity
+    from skprivcov.mechanisms.noise import _discrete as _discrete
 
     exact = Fraction(round(factor * 10**6), 10**6)
     gaussian, laplace = _discrete.discrete_gaussian, _discrete.discrete_laplace

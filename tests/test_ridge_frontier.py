@@ -31,8 +31,8 @@ from skprivcov.linear_model._adassp import (
 )
 from skprivcov.linear_model._boost import FEATURE_SHARE
 from skprivcov.linear_model._rows import bounded_rows
-from skprivcov.mechanisms import _hardened
-from skprivcov.mechanisms._noise_record import recorded_noise
+from skprivcov.mechanisms.noise import _hardened as _hardened
+from skprivcov.mechanisms.noise._record import recorded_noise
 from skprivcov.privacy import BudgetExceededError, compose_parts
 from skprivcov.utils import registry
 

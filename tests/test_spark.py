@@ -33,7 +33,7 @@ from skprivcov import (
     PrivacyAccountant,
     PrivacyCost,
 )
-from skprivcov._spark import (
+from skprivcov._data._spark import (
     SparkRows,
     check_spark_dataframe,
     is_spark_dataframe,
@@ -229,13 +229,13 @@ def test_a_spark_dataframe_gives_the_release_of_the_rows_in_memory(
 
 @pytest.mark.parametrize("centred", [True, False])
 def test_the_statistics_are_bitwise_those_of_the_rows_in_memory(centred, data, frames):
-    from skprivcov._stats import (
+    from skprivcov._data._statistics import (
         feature_counts,
         norm_profile,
         row_norm_counts,
         unit_ball_statistics,
     )
-    from skprivcov._validation import check_public
+    from skprivcov._data._validation import check_public
 
     grid = np.geomspace(0.01, 100.0, 17)
     expected = (
@@ -565,7 +565,7 @@ def test_every_row_is_read_once_and_the_count_is_checked(frames, data):
 
 
 def test_the_arrow_batches_are_bounded_and_the_setting_restored(spark):
-    from skprivcov import _spark
+    from skprivcov._data import _spark as _spark
 
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
     wide = spark.range(50).selectExpr(
@@ -709,7 +709,7 @@ def test_detection_does_not_import_pyspark():
         import sys
         import numpy as np
         from skprivcov import GaussianCovariance
-        from skprivcov._spark import is_spark_dataframe, is_spark_rows
+        from skprivcov._data._spark import is_spark_dataframe, is_spark_rows
         assert not is_spark_dataframe(np.ones((3, 2)))
         assert not is_spark_rows(np.ones((3, 2)))
         GaussianCovariance(norm_bound=1.0, random_state=0).fit(np.eye(3))

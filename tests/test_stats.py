@@ -8,9 +8,10 @@ import pytest
 from scipy import sparse
 from sklearn.base import clone
 
-from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance, _stats
-from skprivcov._stats import norm_profile, unit_ball_statistics
-from skprivcov._symmetric import mirror_upper, symmetrize
+from skprivcov import AdaptiveCovariance, GaussianCovariance, SeparateCovariance
+from skprivcov._data import _statistics as _stats
+from skprivcov._data._statistics import norm_profile, unit_ball_statistics
+from skprivcov._data._symmetric import mirror_upper, symmetrize
 
 # The rows are on the grid 2^−k (docs/algorithms.rst §19): each coordinate of a
 # unit-ball row moves by at most 2^−k (and by the factor 1 − 2^−32), so an entry

@@ -30,7 +30,7 @@ from skprivcov import (
     ZeroCovariance,
 )
 from skprivcov.__main__ import main
-from skprivcov._stats import unit_ball_statistics
+from skprivcov._data._statistics import unit_ball_statistics
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV

@@ -4,8 +4,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skprivcov._constraints import SHARE
-from skprivcov._docstrings import fill_shared_docs
+from skprivcov._fit import SHARE, fill_shared_docs
 from skprivcov.base import Release
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import adaptive_covariance, radius_step_runs

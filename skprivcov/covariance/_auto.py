@@ -6,21 +6,20 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov._centering import (
+from skprivcov._data import (
     CONSTANT_SQUARE,
     CONSTANT_WEIGHT,
     FEATURE_SQUARE,
     FEATURE_WEIGHT,
     augment,
 )
-from skprivcov._docstrings import fill_shared_docs
+from skprivcov._fit import fill_shared_docs
 from skprivcov.base import Release
 from skprivcov.covariance._adaptive import AdaptiveCovariance
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._nuclear import NuclearLaplaceCovariance
 from skprivcov.mechanisms import (
     gaussian_scale,
-    gram_error_bound,
     laplace_scale,
     noise_level,
     private_shrinkage,
@@ -29,6 +28,7 @@ from skprivcov.mechanisms import (
     split_budget,
     trace_sensitivity,
 )
+from skprivcov.mechanisms.noise import gram_error_bound
 from skprivcov.privacy import MCMC_NOISE, BudgetPart, compose_parts
 
 __all__ = ["AutoCovariance", "choice_noise_level", "choose_mechanism"]

@@ -11,8 +11,8 @@ from abc import ABCMeta, abstractmethod
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
-from skprivcov._centering import center
-from skprivcov._constraints import (
+from skprivcov._data import as_numeric, center
+from skprivcov._fit import (
     BUDGET,
     DELTA,
     NOISE,
@@ -20,10 +20,8 @@ from skprivcov._constraints import (
     PROJECTION,
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
+    fill_shared_docs,
 )
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric
 from skprivcov.base import (
     ClippedData,
     Release,
@@ -40,6 +38,7 @@ from skprivcov.mechanisms import (
     project_psd_trace_ball,
     split_budget,
 )
+from skprivcov.mechanisms.noise import release_generator
 from skprivcov.privacy import (
     PrivacyAccountant,
     PrivacyCost,

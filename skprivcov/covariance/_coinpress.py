@@ -7,16 +7,26 @@ from scipy import sparse
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skprivcov import _dask
-from skprivcov._clipping import row_norms
-from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._random import release_generator
-from skprivcov._stats import row_norm_counts, unit_ball_statistics
-from skprivcov._validation import as_numeric
+from skprivcov._data import (
+    as_numeric,
+    compute_array,
+    is_dask_array,
+    row_norm_counts,
+    row_norms,
+    unit_ball_statistics,
+)
+from skprivcov._fit import (
+    BUDGET,
+    DELTA,
+    NOISE,
+    NONFINITE,
+    RELEASE_SEED,
+    fill_shared_docs,
+)
 from skprivcov.base import Release
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import CoinPressPasses, coinpress
+from skprivcov.mechanisms.noise import release_generator
 from skprivcov.privacy import PrivacyAccountant, check_within, compose_parts
 
 __all__ = ["CoinPressCovariance"]
@@ -29,10 +39,10 @@ _NORM_CAP = 2.0**1000
 def _dense(X):
     """X as one C-ordered float64 array (CoinPress makes several passes with
     transformations chosen between them; it holds the data in memory)."""
-    if _dask.is_dask_array(X):
+    if is_dask_array(X):
         # Through compute_array: a failing block's message may quote a value
         # of X (§13.1; review of issue 34).
-        X = _dask.compute_array(X)
+        X = compute_array(X)
     if sparse.issparse(X):
         X = X.toarray()
     return np.ascontiguousarray(X, dtype=np.float64)

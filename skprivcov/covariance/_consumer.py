@@ -3,12 +3,12 @@
 from sklearn.base import clone
 from sklearn.utils.validation import validate_data
 
-from skprivcov._spark import (
+from skprivcov._data import check_public as public_checks
+from skprivcov._data import (
     check_spark_dataframe,
     is_spark_dataframe,
     spark_refusal,
 )
-from skprivcov._validation import check_public as public_checks
 from skprivcov.covariance._auto import AutoCovariance
 from skprivcov.covariance._release import CovarianceRelease
 from skprivcov.privacy import PrivacyCost

@@ -8,9 +8,8 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import RELEASE_SEED
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._validation import check_input
+from skprivcov._data import check_input
+from skprivcov._fit import RELEASE_SEED, fill_shared_docs
 from skprivcov.base import ReleasedCovarianceMixin, floored_inverse
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._consumer import ReleaseConsumerMixin

@@ -1,6 +1,6 @@
 """LapCov: the Laplace mechanism on the second moment."""
 
-from skprivcov._docstrings import fill_shared_docs
+from skprivcov._fit import fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import laplace_covariance
 from skprivcov.privacy import PrivacyCost

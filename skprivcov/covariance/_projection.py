@@ -5,8 +5,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval
 
-from skprivcov._constraints import SHARE
-from skprivcov._docstrings import fill_shared_docs
+from skprivcov._fit import SHARE, fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import projection_covariance
 

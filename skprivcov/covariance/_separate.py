@@ -1,7 +1,6 @@
 """SeparateCov: noisy eigenvalues and noisy eigenvectors, released separately."""
 
-from skprivcov._constraints import SHARE
-from skprivcov._docstrings import fill_shared_docs
+from skprivcov._fit import SHARE, fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import separate_covariance
 

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
-from skprivcov._constraints import NORM_BOUND
+from skprivcov._fit import NORM_BOUND
 from skprivcov.base import ReleasedCovarianceMixin, eigenvalue_floor
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 

@@ -1,10 +1,30 @@
 """Synthetic data of the papers' experiments."""
 
+import numbers
+
 import numpy as np
 
-from skprivcov._random import check_generator
-
 __all__ = ["make_adk19", "make_zipf_norms"]
+
+
+def check_generator(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    For what releases nothing (synthetic data). ``None`` seeds a new generator
+    from OS entropy; an int seeds ``default_rng``; a Generator is used as is
+    (and so is advanced); a legacy ``RandomState`` is consumed for a 128-bit
+    seed.
+    """
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(int.from_bytes(random_state.bytes(16), "little"))
+    raise TypeError(
+        "random_state must be None, an int, a numpy Generator or RandomState; "
+        f"got {type(random_state).__name__}."
+    )
 
 
 def _check_sizes(**sizes):

@@ -12,9 +12,8 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import RELEASE_SEED
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._validation import check_input
+from skprivcov._data import check_input
+from skprivcov._fit import RELEASE_SEED, fill_shared_docs
 from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance import (
     AutoCovariance,

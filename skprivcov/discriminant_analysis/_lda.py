@@ -12,24 +12,29 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._centering import CONSTANT_SQUARE, CONSTANT_WEIGHT, FEATURE_WEIGHT
-from skprivcov._class_blocks import (
+from skprivcov._data import (
+    CONSTANT_SQUARE,
+    CONSTANT_WEIGHT,
+    FEATURE_WEIGHT,
+    FRACTION_BITS,
+    ExactStatistic,
+    check_input,
+    class_grams,
+)
+from skprivcov._fit import fill_shared_docs
+from skprivcov._models import (
+    BasePrivateClassifier,
     class_estimates,
     release_blocks,
 )
-from skprivcov._class_stats import class_grams
-from skprivcov._classifier import BasePrivateClassifier
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic
-from skprivcov._validation import check_input
 from skprivcov.base import eigenvalue_floor, floored_inverse
 from skprivcov.mechanisms import (
     noise_level,
-    noisy_second_moment,
     per_class_sums_l1_sensitivity,
     project_psd_trace_ball,
     second_moment_l2_sensitivity,
 )
+from skprivcov.mechanisms.noise import noisy_second_moment
 from skprivcov.privacy import (
     BudgetPart,
 )
@@ -327,7 +332,7 @@ or floats, default=None
         rows), an exact statistic: the class's integers over the denominator
         of all n rows (§19), so hardened noise needs no float-error term.
         One pass over all rows for every class
-        (:func:`skprivcov._class_stats.class_grams`), whose work does not
+        (:func:`skprivcov._data._class_statistics.class_grams`), whose work does not
         depend on the class sizes (§13: they are private); an empty class's
         exact zeros are noised as every other class is (review of issue 34)."""
         totals = class_grams(X, y, classes, bound, self.nonfinite)

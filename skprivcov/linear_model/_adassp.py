@@ -38,8 +38,9 @@ import math
 
 import numpy as np
 
-from skprivcov._stats import unit_ball_statistics
-from skprivcov.mechanisms import eigenvalue_error_bound, noisy_vector
+from skprivcov._data import unit_ball_statistics
+from skprivcov.mechanisms import eigenvalue_error_bound
+from skprivcov.mechanisms.noise import noisy_vector
 
 __all__ = [
     "LOWER_BOUND_BETA",

@@ -9,15 +9,21 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._clipping import canonical_sparse
-from skprivcov._constraints import (
+from skprivcov._data import (
+    as_numeric,
+    canonical_sparse,
+    check_input,
+    check_public,
+    check_target,
+    compute_array,
+    is_dask_array,
+)
+from skprivcov._fit import (
     NORM_BOUND,
     NORM_BOUND_RANGE,
     PROJECTION,
     RELEASE_SEED,
 )
-from skprivcov._dask import compute_array, is_dask_array
-from skprivcov._validation import as_numeric, check_input, check_public, check_target
 from skprivcov.base import charge, describe
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
 from skprivcov.linear_model._rows import (

@@ -41,12 +41,13 @@ import math
 
 import numpy as np
 
-from skprivcov._class_stats import exact_mean
+from skprivcov._data import exact_mean
 from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
     private_smallest_eigenvalue,
 )
-from skprivcov.mechanisms import gram_error_bound, noise_level, noisy_vector
+from skprivcov.mechanisms import noise_level
+from skprivcov.mechanisms.noise import gram_error_bound, noisy_vector
 from skprivcov.privacy import BudgetPart
 
 __all__ = [

@@ -24,18 +24,15 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
-from skprivcov._clipping import canonical_sparse
-from skprivcov._constraints import is_auto
-from skprivcov._stats import _refuse_nonfinite, feature_counts
+from skprivcov._data import canonical_sparse, feature_counts, refuse_nonfinite
+from skprivcov._fit import is_auto
 from skprivcov.mechanisms import (
-    additive_noise,
-    hardened_noise,
-    is_hardened,
     private_box,
     quantile_epsilon,
     signed_grid,
     split_budget,
 )
+from skprivcov.mechanisms.noise import is_hardened, noisy_scalar
 
 __all__ = [
     "FEATURE_QUANTILES",
@@ -136,7 +133,8 @@ def choose_bounds(X, y, parts, X_norm_bound, y_bound, *, nonfinite, rng, centred
 
 
 def _feature_counts(X, grid, nonfinite):
-    """c_jk = #{i : x_ij ≤ grid[k]} (``skprivcov._stats.feature_counts``), for
+    """c_jk = #{i : x_ij ≤ grid[k]}
+    (``skprivcov._data._statistics.feature_counts``), for
     sparse X too: its duplicates summed first (§13.3), a row with a
     non-finite entry refused after the full pass or, under ``"zero"``, a row
     of zeros; every other entry not stored is a 0."""
@@ -147,7 +145,7 @@ def _feature_counts(X, grid, nonfinite):
     rows = np.repeat(np.arange(n_samples), np.diff(X.indptr))
     bad = np.zeros(n_samples, dtype=bool)
     bad[rows[~np.isfinite(X.data)]] = True
-    _refuse_nonfinite(int(bad.sum()), nonfinite)
+    refuse_nonfinite(int(bad.sum()), nonfinite)
     keep = ~bad[rows]
     columns, values = X.indices[keep], X.data[keep]
     size = grid.size + 1
@@ -207,7 +205,7 @@ def private_target_mean(y, parts, y_bound, *, rng, finite=None, nonfinite="raise
     y = np.asarray(y, dtype=np.float64)
     if finite is None:
         finite = np.isfinite(y)
-    _refuse_nonfinite(int(np.count_nonzero(~finite)), nonfinite)
+    refuse_nonfinite(int(np.count_nonzero(~finite)), nonfinite)
     y = np.where(finite, y, 0.0)
     if is_auto(y_bound):
         lower, upper = _target_box(
@@ -226,17 +224,10 @@ def private_target_mean(y, parts, y_bound, *, rng, finite=None, nonfinite="raise
         # rounded sum, within 2^−53·n·max(|lower|, |upper|) of the exact one.
         mean = Fraction(math.fsum(values)) / n_samples
         error = 2.0**-52 * max(abs(lower), abs(upper))
-        noisy = hardened_noise(
-            mean, sensitivity, budget, rng, statistic_error=error, site="target mean"
-        )
     else:
-        mean = math.fsum(values) / n_samples
-        if budget.notion == "zcdp":
-            scale = sensitivity / math.sqrt(2.0 * budget.parameter)
-        else:
-            scale = sensitivity / budget.parameter
-        noisy = mean + float(
-            additive_noise(None, scale, budget, rng, site="target mean")
-        )
+        mean, error = math.fsum(values) / n_samples, 0.0
+    noisy = noisy_scalar(
+        mean, sensitivity, budget, rng, statistic_error=error, site="target mean"
+    )
     # Post-processing: a mean outside the box is moved onto it.
     return (lower, upper), float(np.clip(noisy, lower, upper))

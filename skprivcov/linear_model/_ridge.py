@@ -9,10 +9,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from skprivcov._dask import compute_array, is_dask_array
-from skprivcov._random import bounds_generator, release_generator
-from skprivcov._stats import _refuse_nonfinite
-from skprivcov._validation import as_numeric
+from skprivcov._data import as_numeric, compute_array, is_dask_array, refuse_nonfinite
 from skprivcov.base import (
     ReleasedCovarianceMixin,
     budget_parameters,
@@ -25,7 +22,7 @@ from skprivcov.linear_model._adassp import (
 )
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._boost import boosted_parts, boosted_ridge, n_rounds
-from skprivcov.linear_model._folds import SupervisedFolds
+from skprivcov.linear_model._fold_rows import SupervisedFolds
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._private_bounds import (
     choose_bounds,
@@ -37,6 +34,7 @@ from skprivcov.linear_model._private_bounds import (
 )
 from skprivcov.linear_model._rows import feature_map, penalty_scales, target_map
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
+from skprivcov.mechanisms.noise import bounds_generator, release_generator
 from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
 
 __all__ = ["PrivateRidge"]
@@ -479,7 +477,7 @@ default=None
         # for every statistic: refused (after the whole pass), or a row of
         # zeros (a public rule per row, §13.2).
         bad = ~np.isfinite(bounded).all(axis=1)
-        _refuse_nonfinite(int(np.count_nonzero(bad)), estimator.nonfinite)
+        refuse_nonfinite(int(np.count_nonzero(bad)), estimator.nonfinite)
         bounded[bad] = 0.0
         n_samples, n_features = rows.shape
         features = bounded[:, :n_features]

@@ -7,9 +7,9 @@ from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skprivcov._folds import BaseFoldReleases, leave_one_fold_out, pool_releases
+from skprivcov._models import BaseFoldReleases, leave_one_fold_out, pool_releases
 from skprivcov.linear_model._base import BasePrivateRidge
-from skprivcov.linear_model._folds import SupervisedFolds
+from skprivcov.linear_model._fold_rows import SupervisedFolds
 from skprivcov.linear_model._penalty import alpha_from_noise
 from skprivcov.linear_model._rows import penalty_scales
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses

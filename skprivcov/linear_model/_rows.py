@@ -16,9 +16,13 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 
-from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
-from skprivcov._constraints import NORM_BOUND_RANGE
-from skprivcov._validation import check_per_row
+from skprivcov._data import (
+    canonical_sparse,
+    check_per_row,
+    row_norms,
+    unit_ball_factors,
+)
+from skprivcov._fit import NORM_BOUND_RANGE
 from skprivcov.covariance import CovarianceRelease
 
 __all__ = [

@@ -17,8 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov._centering import CONSTANT_WEIGHT, FEATURE_WEIGHT
-from skprivcov._stats import UNIT_BITS
+from skprivcov._data import CONSTANT_WEIGHT, FEATURE_WEIGHT, UNIT_BITS
 from skprivcov.mechanisms._concentration import (
     eta,
     eta_laplace,

@@ -69,12 +69,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import linalg
 
-from skprivcov.mechanisms._hardened import (
-    gram_error_bound,
-)
-from skprivcov.mechanisms._noise_source import noisy_second_moment, noisy_vector
 from skprivcov.mechanisms._quantile import norm_grid, private_norm_bound
 from skprivcov.mechanisms._splits import split_budget
+from skprivcov.mechanisms.noise._hardened import (
+    gram_error_bound,
+)
+from skprivcov.mechanisms.noise._source import noisy_second_moment, noisy_vector
 
 __all__ = [
     "CoinPressPasses",

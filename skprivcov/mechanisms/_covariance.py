@@ -12,20 +12,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov._symmetric import symmetrize
+from skprivcov._data import symmetrize
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
     eigvalsh_descending,
     from_eigenpairs,
 )
-from skprivcov.mechanisms._hardened import (
-    eigenvalue_error_bound,
-    gram_error_bound,
-    hardened_noise,
-    is_hardened,
-)
-from skprivcov.mechanisms._noise import additive_noise
-from skprivcov.mechanisms._noise_source import noisy_second_moment, noisy_vector
 from skprivcov.mechanisms._nuclear import nuclear_laplace_noise
 from skprivcov.mechanisms._projections import (
     project_capped_simplex,
@@ -44,6 +36,14 @@ from skprivcov.mechanisms._sensitivity import (
 )
 from skprivcov.mechanisms._splits import split_budget
 from skprivcov.mechanisms._trace import private_trace_upper_bound
+from skprivcov.mechanisms.noise._float import additive_noise
+from skprivcov.mechanisms.noise._hardened import (
+    eigenvalue_error_bound,
+    gram_error_bound,
+    hardened_noise,
+    is_hardened,
+)
+from skprivcov.mechanisms.noise._source import noisy_second_moment, noisy_vector
 from skprivcov.privacy import MCMC_NOISE, BudgetPart, UnsupportedPrivacyNotionError
 
 __all__ = [

@@ -5,7 +5,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas
 
-from skprivcov._symmetric import mirror_upper
+from skprivcov._data import mirror_upper
 
 __all__ = ["eigh_descending", "eigvalsh_descending", "from_eigenpairs"]
 

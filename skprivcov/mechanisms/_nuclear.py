@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._random import derived_generator
-from skprivcov._symmetric import symmetrize
+from skprivcov._data import symmetrize
+from skprivcov.mechanisms.noise._generators import derived_generator
 
 __all__ = [
     "NoiseDiagnostics",

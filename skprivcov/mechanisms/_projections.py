@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from skprivcov._symmetric import symmetrize
+from skprivcov._data import symmetrize
 from skprivcov.mechanisms._eigen import eigh_descending, from_eigenpairs
 
 __all__ = [

@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov.mechanisms._discrete import _uniform_below, bernoulli_exp, words_of
+from skprivcov.mechanisms.noise._discrete import _uniform_below, bernoulli_exp, words_of
 
 __all__ = [
     "norm_grid",
@@ -221,7 +221,8 @@ def private_norm_bound(
     Parameters
     ----------
     counts : ndarray of int
-        The counts c_k = #{i : ‖x_i‖ ≤ grid[k]} (``skprivcov._stats.row_norm_counts``).
+        The counts c_k = #{i : ‖x_i‖ ≤ grid[k]}
+        (``skprivcov._data._statistics.row_norm_counts``).
     grid : ndarray of float
         The public candidates (:func:`norm_grid`), ascending.
     n_samples : int

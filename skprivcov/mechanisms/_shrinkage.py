@@ -23,9 +23,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov.mechanisms._hardened import _gamma, hardened_noise, is_hardened
-from skprivcov.mechanisms._noise import additive_noise
 from skprivcov.mechanisms._sensitivity import gaussian_scale, laplace_scale
+from skprivcov.mechanisms.noise._float import additive_noise
+from skprivcov.mechanisms.noise._hardened import _gamma, hardened_noise, is_hardened
 
 __all__ = [
     "noisy_inner_product",

@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov.mechanisms._hardened import grid_laplace, is_hardened
-from skprivcov.mechanisms._noise import additive_noise
+from skprivcov.mechanisms.noise._float import additive_noise
+from skprivcov.mechanisms.noise._hardened import grid_laplace, is_hardened
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["above_threshold"]

@@ -3,13 +3,13 @@
 import math
 from fractions import Fraction
 
-from skprivcov.mechanisms._hardened import hardened_noise, is_hardened
-from skprivcov.mechanisms._noise import additive_noise
 from skprivcov.mechanisms._sensitivity import (
     gaussian_scale,
     laplace_scale,
     trace_sensitivity,
 )
+from skprivcov.mechanisms.noise._float import additive_noise
+from skprivcov.mechanisms.noise._hardened import hardened_noise, is_hardened
 
 __all__ = ["private_trace_upper_bound"]
 

@@ -11,7 +11,9 @@ import contextlib
 import math
 import threading
 
-from skprivcov.mechanisms import _covariance, _hardened, _noise_source
+from skprivcov.mechanisms import _covariance
+from skprivcov.mechanisms.noise import _hardened as _hardened
+from skprivcov.mechanisms.noise import _source as _noise_source
 
 __all__ = ["planted_scale"]
 

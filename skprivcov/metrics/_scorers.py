@@ -5,7 +5,7 @@ from sklearn.covariance import empirical_covariance
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._validation import check_input
+from skprivcov._data import check_input
 
 __all__ = ["covariance_error_score"]
 

@@ -11,14 +11,14 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
-from skprivcov._folds import (
+from skprivcov._data import is_spark_dataframe
+from skprivcov._fit import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
+from skprivcov._models import (
     BaseFoldReleases,
     UnsupervisedFolds,
     leave_one_fold_out,
     pool_releases,
 )
-from skprivcov._spark import is_spark_dataframe
 from skprivcov.covariance import BasePrivateCovariance, CovarianceRelease
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.privacy import PrivacyCost

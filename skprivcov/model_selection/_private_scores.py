@@ -12,10 +12,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 
-from skprivcov._constraints import NORM_BOUND_RANGE
-from skprivcov._dask import is_dask_array
-from skprivcov._stats import UNIT_BITS, floored_unit_sum, unit_ball_statistics
-from skprivcov._validation import as_numeric, check_per_row
+from skprivcov._data import (
+    UNIT_BITS,
+    as_numeric,
+    check_per_row,
+    floored_unit_sum,
+    is_dask_array,
+    unit_ball_statistics,
+)
+from skprivcov._fit import NORM_BOUND_RANGE
 
 __all__ = ["CovarianceErrorScore", "PredictionLossScore"]
 

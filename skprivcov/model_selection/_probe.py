@@ -18,7 +18,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import clone
 
-from skprivcov._dask import is_dask_array
+from skprivcov._data import is_dask_array
 from skprivcov.privacy import PrivacyAccountant
 
 __all__ = ["check_public_facts"]

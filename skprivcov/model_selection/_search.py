@@ -3,7 +3,7 @@ their accountants cannot pay (docs/accounting.rst)."""
 
 from sklearn import model_selection
 
-from skprivcov._spark import is_spark_dataframe, spark_refusal
+from skprivcov._data import is_spark_dataframe, spark_refusal
 from skprivcov.model_selection._cost import (
     check_budget,
     cross_validation_cost,

@@ -19,18 +19,10 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from skprivcov._constraints import NOISE
-from skprivcov._dask import is_dask_array
-from skprivcov._random import SEED_LIMIT, release_generator
-from skprivcov._validation import check_public
+from skprivcov._data import check_public, is_dask_array
+from skprivcov._fit import NOISE
 from skprivcov.covariance import BasePrivateCovariance
-from skprivcov.mechanisms import (
-    additive_noise,
-    gaussian_scale,
-    hardened_noise,
-    is_hardened,
-    laplace_scale,
-)
+from skprivcov.mechanisms.noise import SEED_LIMIT, noisy_scalar, release_generator
 from skprivcov.model_selection._cost import _estimators_among, planned_charges
 from skprivcov.model_selection._private_scores import (
     CovarianceErrorScore,
@@ -816,21 +808,14 @@ def _composed(cost, score):
 def _noisy_score(score, rng, sensitivity, cost):
     """The score plus Gaussian noise of deviation Δ/√(2ρ) for a ρ-zCDP score,
     Laplace of scale Δ/ε for a pure one (§2, §14); with hardened noise, the
-    score on a grid plus exact discrete noise (§17). Δ is raised by a relative
-    1e−9: the score is computed in floating point, and may move by a few ulps
-    more than its exact sensitivity (§13.6)."""
+    score on a grid plus exact discrete noise (§17), through the noise
+    source. Δ is raised by a relative 1e−9: the score is computed in floating
+    point, and may move by a few ulps more than its exact sensitivity
+    (§13.6)."""
     sensitivity *= 1.0 + 1e-9
-    if is_hardened(rng):
-        if isinstance(score, Fraction):  # an exact score: rounded to the grid exactly
-            return hardened_noise(score, sensitivity, cost, rng, site="score")
-        noisy = hardened_noise(np.array([score]), sensitivity, cost, rng, site="score")
-        return float(noisy[0])
-    score = float(score)
-    if cost.notion == "zcdp":
-        scale = gaussian_scale(sensitivity, cost.parameter)
-    else:
-        scale = laplace_scale(sensitivity, cost.parameter)
-    return score + float(additive_noise(None, scale, cost, rng, site="score"))
+    if not isinstance(score, Fraction):
+        score = float(score)
+    return noisy_scalar(score, sensitivity, cost, rng, site="score")
 
 
 def _largest(costs):

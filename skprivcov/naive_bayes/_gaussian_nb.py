@@ -4,13 +4,13 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._class_blocks import (
+from skprivcov._data import check_input
+from skprivcov._fit import fill_shared_docs
+from skprivcov._models import (
+    BasePrivateClassifier,
     class_estimates,
     release_blocks,
 )
-from skprivcov._classifier import BasePrivateClassifier
-from skprivcov._docstrings import fill_shared_docs
-from skprivcov._validation import check_input
 
 __all__ = ["PrivateGaussianNB"]
 

@@ -9,7 +9,7 @@ from sklearn.base import (
     _fit_context,
 )
 
-from skprivcov._validation import check_training_rows
+from skprivcov._data import check_training_rows
 
 __all__ = ["BasePublicBoundsTransformer"]
 

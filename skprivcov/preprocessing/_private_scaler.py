@@ -22,13 +22,18 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov._constraints import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
-from skprivcov._random import release_generator
-from skprivcov._spark import is_spark_dataframe, spark_refusal
-from skprivcov._stats import feature_counts
-from skprivcov._validation import as_numeric, check_public, check_training_rows
+from skprivcov._data import (
+    as_numeric,
+    check_public,
+    check_training_rows,
+    feature_counts,
+    is_spark_dataframe,
+    spark_refusal,
+)
+from skprivcov._fit import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
 from skprivcov.base import charge, estimator_budget
 from skprivcov.mechanisms import NORM_RANGE, private_box, quantile_epsilon, signed_grid
+from skprivcov.mechanisms.noise import release_generator
 from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
 from skprivcov.privacy import (
     BudgetPart,
@@ -244,7 +249,7 @@ class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
                 f"bound_range must be two numbers (low, high); got {bound_range!r}."
             )
         small, large = (float(b) for b in bound_range)
-        # The safe range of a norm bound (skprivcov._constraints), and at most
+        # The safe range of a norm bound (skprivcov._fit._constraints), and at most
         # 2^12 candidates per sign.
         if not (1e-30 <= small < large <= 1e30 and math.log2(large / small) <= 1024):
             raise ValueError(

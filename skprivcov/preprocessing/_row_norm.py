@@ -6,7 +6,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval
 
-from skprivcov._clipping import canonical_sparse, row_norms, unit_ball_factors
+from skprivcov._data import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 
 __all__ = ["RowNormClipper"]

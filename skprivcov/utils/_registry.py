@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sklearn.base import clone
 
-from skprivcov._class_labels import label_threshold
+from skprivcov._models import label_threshold
 from skprivcov.covariance import (
     AdaptiveCovariance,
     AutoCovariance,

@@ -24,9 +24,15 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from skprivcov._class_labels import categorical_labels, release_label_set
-from skprivcov._class_stats import class_sums_squares
-from skprivcov._constraints import (
+from skprivcov._data import (
+    FRACTION_BITS,
+    ExactStatistic,
+    ExactTotal,
+    check_public,
+    class_sums_squares,
+    is_dask_array,
+)
+from skprivcov._fit import (
     BUDGET,
     DELTA,
     NOISE,
@@ -34,9 +40,7 @@ from skprivcov._constraints import (
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
 )
-from skprivcov._dask import is_dask_array
-from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
-from skprivcov._validation import check_public
+from skprivcov._models._class_labels import categorical_labels, release_label_set
 from skprivcov.base import (
     ClippedData,
     auto_norm_bound,
@@ -48,9 +52,8 @@ from skprivcov.mechanisms import (
     class_counts_sensitivity,
     class_squares_sensitivity,
     class_sums_sensitivity,
-    noisy_vector,
-    plain_scale,
 )
+from skprivcov.mechanisms.noise import noisy_vector, plain_scale
 from skprivcov.privacy import BudgetPart, PrivacyAccountant
 
 __all__ = [
@@ -121,7 +124,7 @@ def check_labels_public(estimator, X, y):
 
 def charge_and_check_labels(estimator, budget, y, public, rng):
     """Charge the accountant, then read y: the classes (public, or released
-    privately by :func:`skprivcov._class_labels.release_label_set`, §25) and
+    privately by :func:`skprivcov._models._class_labels.release_label_set`, §25) and
     the refusal of labels outside public ones, paid for (§13.2). Returns
     (classes, the parts spent on them, the budget left). No message holds a
     label."""
@@ -268,7 +271,7 @@ class ClassBlocks(NamedTuple):
 def _exact_blocks(X, y, classes, bound, nonfinite):
     """The integers of the three statistics, per class: counts, Σa (units
     2^−k) and Σa⊙a (units 2^−2k) of the grid rows a (§19), from one pass over
-    all rows (:func:`skprivcov._class_stats.class_sums_squares`: a one-hot
+    all rows (:func:`skprivcov._data._class_statistics.class_sums_squares`: a one-hot
     product per block, no Gram matrix), whose work does not depend on the
     class sizes (§13: they are private). A class without rows gets exact
     zeros, noised as every other class is."""

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from skprivcov._symmetric import mirror_upper, row_blocks
-from skprivcov.mechanisms._noise_record import record_noise
+from skprivcov._data import mirror_upper, row_blocks
+from skprivcov.mechanisms.noise._record import record_noise
 
 __all__ = ["additive_noise", "symmetric_from_upper", "symmetric_noise"]
 

@@ -7,8 +7,8 @@ A numpy ``Generator`` or ``RandomState`` object is refused as the
 so every clone (each fold and the refit of a search, each pickled copy in a
 worker) would replay the same stream and draw the same noise, and the
 difference of two such releases is noise-free (docs/threat_model.rst,
-docs/algorithms.rst §13.4). :func:`check_generator` keeps accepting them for what
-releases nothing (the synthetic data generators).
+docs/algorithms.rst §13.4). ``skprivcov.datasets`` keeps accepting them for
+what releases nothing (the synthetic data generators).
 
 The generator also says how additive noise is drawn (docs/algorithms.rst §17):
 ``noise="hardened"`` (exact discrete noise on a grid, its 64-bit words from
@@ -25,7 +25,6 @@ __all__ = [
     "SEED_LIMIT",
     "ReleaseGenerator",
     "bounds_generator",
-    "check_generator",
     "derived_generator",
     "release_generator",
     "seed_description",
@@ -89,6 +88,8 @@ def release_generator(random_state, noise="float"):
     Returns
     -------
     rng : ReleaseGenerator
+        A numpy Generator that also says which noise path the release takes
+        (``is_hardened``) and whether its words come from the OS CSPRNG.
     """
     if random_state is None:
         return ReleaseGenerator(np.random.PCG64(), noise=noise, secure=True)
@@ -111,8 +112,20 @@ def release_generator(random_state, noise="float"):
 
 
 def seed_description(random_state):
-    """What the ledger and the records may say of a seed: how it was set, never
-    its value (with the seed anyone could regenerate the noise)."""
+    """What the ledger and the records may say of a seed: how it was set.
+
+    Never its value: with the seed, anyone could regenerate the noise.
+
+    Parameters
+    ----------
+    random_state : None or int
+        An estimator's ``random_state``.
+
+    Returns
+    -------
+    description : {"fresh OS entropy", "fixed seed"}
+        How it was set.
+    """
     return "fresh OS entropy" if random_state is None else "fixed seed"
 
 
@@ -134,31 +147,27 @@ def derived_generator(random_state, purpose=_DIAGNOSTIC_STREAM):
     return np.random.default_rng(sequence)
 
 
-def check_generator(random_state):
-    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
-
-    For what releases nothing (synthetic data). ``None`` seeds a new generator
-    from OS entropy; an int seeds ``default_rng``; a Generator is used as is
-    (and so is advanced); a legacy ``RandomState`` is consumed for a 128-bit
-    seed.
-    """
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(int.from_bytes(random_state.bytes(16), "little"))
-    raise TypeError(
-        "random_state must be None, an int, a numpy Generator or RandomState; "
-        f"got {type(random_state).__name__}."
-    )
-
-
 def bounds_generator(random_state, noise):
-    """(the generator of the bounds' draws, the release's own seed): with an
-    int seed, the release gets a seed drawn from the bounds' generator, so the
-    two never share a stream (docs/algorithms.rst §13.4); None stays None
-    (fresh OS entropy for each)."""
+    """The generator of a fit's private bounds, and its release's own seed.
+
+    With an int seed, the release gets a seed drawn from the bounds'
+    generator, so the two never share a stream (docs/algorithms.rst §13.4);
+    None stays None (fresh OS entropy for each).
+
+    Parameters
+    ----------
+    random_state : None or int in [0, 2⁶³)
+        The estimator's ``random_state``.
+    noise : {"hardened", "float"}
+        How additive noise is drawn (docs/algorithms.rst §17).
+
+    Returns
+    -------
+    rng : ReleaseGenerator
+        The bounds' generator (:func:`release_generator` of ``random_state``).
+    seed : int or None
+        The release's seed.
+    """
     rng = release_generator(random_state, noise=noise)
     if random_state is None:
         return rng, None

@@ -19,17 +19,17 @@ from abc import ABCMeta, abstractmethod
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
-from skprivcov._class_blocks import (
+from skprivcov._data import as_numeric
+from skprivcov._models._class_blocks import (
     CLASSIFIER_CONSTRAINTS,
     charge_and_check_labels,
     check_feature_bounds,
     check_labels_public,
     clipping_rows,
 )
-from skprivcov._class_labels import check_label_release, label_budget
-from skprivcov._random import release_generator
-from skprivcov._validation import as_numeric
+from skprivcov._models._class_labels import check_label_release, label_budget
 from skprivcov.base import estimator_budget
+from skprivcov.mechanisms.noise import release_generator
 from skprivcov.privacy import PrivacyCost, check_within, compose_parts
 
 __all__ = ["BasePrivateClassifier"]

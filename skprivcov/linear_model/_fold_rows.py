@@ -2,12 +2,13 @@
 releases of :class:`~skprivcov.model_selection.FoldReleases` (with ``y``) and
 of PrivateRidgeCV (docs/algorithms.rst §14, §18.5).
 
-The procedure itself is ``skprivcov._folds.BaseFoldReleases._release``; this is
-its supervised strategy, kept with the rows it bounds.
+The procedure itself is
+``skprivcov._models._fold_releases.BaseFoldReleases._release``; this is its
+supervised strategy, kept with the rows it bounds.
 """
 
-from skprivcov._constraints import is_auto
-from skprivcov._validation import as_numeric, check_target
+from skprivcov._data import as_numeric, check_target
+from skprivcov._fit import is_auto
 from skprivcov.linear_model._base import release_estimator
 from skprivcov.linear_model._private_bounds import choose_bounds, release_budget
 from skprivcov.linear_model._rows import (
@@ -23,7 +24,7 @@ class SupervisedFolds:
     """The folds of [x, y'], released as PrivateRidge releases its rows.
 
     The strategy protocol of ``BaseFoldReleases._release`` (see
-    ``skprivcov._folds.UnsupervisedFolds``).
+    ``skprivcov._models._fold_releases.UnsupervisedFolds``).
     """
 
     min_features = 1

@@ -12,8 +12,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._centering import CONSTANT_SQUARE, FEATURE_SQUARE
-from skprivcov._stats import norm_profile, row_norm_counts, unit_ball_statistics
+from skprivcov._data import (
+    CONSTANT_SQUARE,
+    FEATURE_SQUARE,
+    norm_profile,
+    row_norm_counts,
+    unit_ball_statistics,
+)
 from skprivcov.mechanisms import norm_grid, private_norm_bound
 
 __all__ = ["ClippedData", "Target"]
@@ -134,7 +139,7 @@ class ClippedData:
     def norm_profile(self, bound):
         """Histogram of the norm exponents of the rows scaled by 1/``bound``.
 
-        See ``skprivcov._stats.norm_profile``.
+        See ``skprivcov._data._statistics.norm_profile``.
 
         Parameters
         ----------

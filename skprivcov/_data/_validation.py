@@ -27,9 +27,9 @@ from scipy import sparse
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array, validate_data
 
-from skprivcov._clipping import canonical_sparse
-from skprivcov._dask import check_dask_array, compute_array, is_dask_array
-from skprivcov._spark import (
+from skprivcov._data._dask import check_dask_array, compute_array, is_dask_array
+from skprivcov._data._row_norms import canonical_sparse
+from skprivcov._data._spark import (
     check_spark_dataframe,
     is_spark_dataframe,
     is_spark_rows,

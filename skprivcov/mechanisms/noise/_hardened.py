@@ -29,15 +29,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skprivcov._symmetric import mirror_upper
-from skprivcov.mechanisms._discrete import (
+from skprivcov._data import mirror_upper
+from skprivcov.mechanisms.noise._discrete import (
     discrete_gaussian,
     discrete_gaussian_variance,
     discrete_laplace,
     words_of,
 )
-from skprivcov.mechanisms._noise import symmetric_from_upper
-from skprivcov.mechanisms._noise_record import record_noise
+from skprivcov.mechanisms.noise._float import symmetric_from_upper
+from skprivcov.mechanisms.noise._record import record_noise
 
 __all__ = [
     "HARDENED",
@@ -74,7 +74,7 @@ def _gamma(count):
 def is_hardened(rng):
     """Whether ``rng`` asks for hardened noise.
 
-    See ``skprivcov._random.release_generator``.
+    See ``skprivcov.mechanisms.noise._generators.release_generator``.
 
     Parameters
     ----------
@@ -100,7 +100,7 @@ def gram_error_bound(n_samples, n_columns):
     to float64, the division), so each entry moves by at most (2u + u²) times
     its magnitude and ‖M̃ − M‖_F ≤ 2.0001·2^−53. The summation depth of the
     old float Gram is gone: the bound no longer grows with n. Hardened noise on an
-    :class:`~skprivcov._fixed_point.ExactStatistic` needs no bound at all (it
+    :class:`~skprivcov._data._exact.ExactStatistic` needs no bound at all (it
     noises the integers); this one serves the mechanisms that compute on the
     float value (eigenvalues, projections, the shrinkage), with the entries
     of ``augment``-style matrices built from it.
@@ -221,7 +221,7 @@ def grid_laplace(scale, size, rng, *, site="svt queries", budget=None, joint=Non
 
 def _redraw(gaussian, units, grid):
     """More draws of the discrete law of a plan, in float (for
-    :class:`~skprivcov.mechanisms._noise_record.NoiseRecord`)."""
+    :class:`~skprivcov.mechanisms.noise._record.NoiseRecord`)."""
 
     def redraw(count, rng):
         words = words_of(rng)
@@ -329,7 +329,7 @@ def exact_noise_plan(sensitivity, budget, coordinates):
 
 def _exact_hardened_noise(values, sensitivity, budget, rng, symmetric, n_releases):
     """(release, noise in the statistic's units, the plan's law) of an
-    :class:`~skprivcov._fixed_point.ExactStatistic`: exact discrete noise
+    :class:`~skprivcov._data._exact.ExactStatistic`: exact discrete noise
     added to its integers (§19), then the float value of the noisy integers
     over the denominator (post-processing of the exact discrete release)."""
     total, denominator = values.exact
@@ -462,7 +462,7 @@ def hardened_second_moment(
 ):
     """A second moment computed by skprivcov plus hardened noise on its upper
     triangle: :func:`hardened_noise`. An
-    :class:`~skprivcov._fixed_point.ExactStatistic` (what the statistics pass
+    :class:`~skprivcov._data._exact.ExactStatistic` (what the statistics pass
     returns) is noised exactly, with no error term (§19); a float matrix
     computed from one gets its float error, in ℓ2 (zCDP) the Frobenius bound
     :func:`gram_error_bound`, in ℓ1 (pure) d times it (Σ_{j≤k}|E_jk| ≤

@@ -29,8 +29,8 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-from skprivcov._fixed_point import FRACTION_BITS, ExactStatistic, ExactTotal
-from skprivcov.mechanisms import exact_noise_law, is_hardened, noisy_vector
+from skprivcov._data import FRACTION_BITS, ExactStatistic, ExactTotal
+from skprivcov.mechanisms.noise import exact_noise_law, is_hardened, noisy_vector
 from skprivcov.privacy import (
     BudgetPart,
     PrivacyCost,

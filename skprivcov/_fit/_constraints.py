@@ -24,8 +24,8 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from skprivcov._random import SEED_LIMIT
-from skprivcov._stats import NONFINITE_RULES
+from skprivcov._data import NONFINITE_RULES
+from skprivcov.mechanisms.noise import SEED_LIMIT
 
 __all__ = [
     "BUDGET",

@@ -15,10 +15,8 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from skprivcov._constraints import is_auto
-from skprivcov._dask import compute_array, is_dask_array
-from skprivcov._random import bounds_generator, release_generator
-from skprivcov._validation import as_numeric, check_public
+from skprivcov._data import as_numeric, check_public, compute_array, is_dask_array
+from skprivcov._fit import is_auto
 from skprivcov.base import (
     ClippedData,
     budget_parameters,
@@ -28,6 +26,7 @@ from skprivcov.base import (
 )
 from skprivcov.covariance import CovarianceRelease, GaussianCovariance
 from skprivcov.mechanisms import split_budget
+from skprivcov.mechanisms.noise import bounds_generator, release_generator
 from skprivcov.privacy import check_within, compose_parts
 
 __all__ = [

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from skprivcov._symmetric import row_blocks
+from skprivcov._data._symmetric import row_blocks
 
 __all__ = [
     "CONSTANT_SQUARE",

@@ -17,7 +17,7 @@ Every statistic of clipped rows is an exact integer sum:
 
 The released statistic is the integer total over a public denominator
 (:class:`ExactStatistic`); hardened noise adds exact discrete noise to the
-integers themselves (``skprivcov.mechanisms._hardened``), so its sensitivity is
+integers themselves (``skprivcov.mechanisms.noise._hardened``), so its sensitivity is
 exactly the paper's at every n ≤ 2^50, with no float-error term.
 
 The grid moves a coordinate of a unit row by less than 2^−k (so
@@ -189,7 +189,7 @@ class ExactStatistic(np.ndarray):
     ``denominator`` with ``total`` an :class:`ExactTotal` of integers.
 
     The array is the float value (``ExactTotal.to_float``); hardened noise
-    (``skprivcov.mechanisms._hardened``) reads ``exact`` and noises the
+    (``skprivcov.mechanisms.noise._hardened``) reads ``exact`` and noises the
     integers themselves. Anything computed from it (a slice, a product, a
     copy) is a plain array or an ExactStatistic with ``exact`` None: only the
     statistic as computed claims to be exact.

@@ -43,17 +43,10 @@ import numpy as np
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
-from skprivcov import _dask, _spark
-from skprivcov._blas import syrk_upper
-from skprivcov._clipping import (
-    canonical_sparse,
-    dense_row_norms,
-    row_norms,
-    tile_rows,
-    tiles,
-    unit_ball_factors,
-)
-from skprivcov._fixed_point import (
+from skprivcov._data import _dask as _dask
+from skprivcov._data import _spark as _spark
+from skprivcov._data._blas import syrk_upper
+from skprivcov._data._exact import (
     BLOCK_ROWS,
     FRACTION_BITS,
     SHRINK,
@@ -61,7 +54,15 @@ from skprivcov._fixed_point import (
     ExactStatistic,
     ExactTotal,
 )
-from skprivcov._symmetric import mirror_upper
+from skprivcov._data._row_norms import (
+    canonical_sparse,
+    dense_row_norms,
+    row_norms,
+    tile_rows,
+    tiles,
+    unit_ball_factors,
+)
+from skprivcov._data._symmetric import mirror_upper
 
 __all__ = [
     "NONFINITE_RULES",
@@ -107,7 +108,7 @@ class SufficientStatistics:
     @property
     def second_moment(self):
         """(1/n) Σ z'z'ᵀ of the rows on the grid (z' = a·2^−k), an
-        :class:`~skprivcov._fixed_point.ExactStatistic`."""
+        :class:`~skprivcov._data._exact.ExactStatistic`."""
         if self._moment is None:
             self._moment = ExactStatistic.of(
                 self.gram, self.n_samples << (2 * FRACTION_BITS)
@@ -639,7 +640,7 @@ def _check_rule(nonfinite):
         raise ValueError(f"nonfinite must be one of {NONFINITE_RULES}.")
 
 
-def _refuse_nonfinite(n_bad, nonfinite):
+def refuse_nonfinite(n_bad, nonfinite):
     """The data-dependent refusal of ``nonfinite="raise"``, after a full pass."""
     if n_bad and nonfinite == "raise":
         raise ValueError(
@@ -687,7 +688,7 @@ def unit_ball_statistics(
         nonfinite,
         threaded=True,
     )
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     return SufficientStatistics(gram, total, X.shape[0])
 
 
@@ -816,7 +817,7 @@ def norm_profile(X, norm_bound, *, nonfinite="raise", chunk_rows=None):
     counts, high, low, n_bad = _reduce(
         X, _profile_sums, float(norm_bound), chunk_rows, threaded=True
     )
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     squared_units = np.array(
         [(int(h) << _HALF_BITS) + int(lo) for h, lo in zip(high, low, strict=True)],
         dtype=object,
@@ -880,7 +881,7 @@ def row_norm_counts(X, grid, *, nonfinite="raise", chunk_rows=None):
     _check_rule(nonfinite)
     grid = np.asarray(grid, dtype=np.float64)
     cells, n_bad = _reduce(X, _norm_count_sums, grid, chunk_rows, threaded=True)
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     return np.cumsum(cells)[:-1]
 
 
@@ -916,5 +917,5 @@ def feature_counts(X, grid, *, nonfinite="raise"):
     counts : ndarray of int64, shape (n_features, grid.size)
     """
     cells, n_bad = _reduce(X, _feature_count_sums, np.asarray(grid, dtype=np.float64))
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     return np.cumsum(cells, axis=1)[:, :-1]

@@ -9,20 +9,27 @@ skip the hardened path.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from skprivcov.mechanisms._discrete import discrete_gaussian_variance
-from skprivcov.mechanisms._hardened import (
+from skprivcov.mechanisms._sensitivity import gaussian_scale, laplace_scale
+from skprivcov.mechanisms.noise._discrete import discrete_gaussian_variance
+from skprivcov.mechanisms.noise._float import additive_noise, symmetric_noise
+from skprivcov.mechanisms.noise._hardened import (
     exact_noise_plan,
     hardened_noise,
     hardened_second_moment,
     is_hardened,
 )
-from skprivcov.mechanisms._noise import additive_noise, symmetric_noise
-from skprivcov.mechanisms._sensitivity import gaussian_scale, laplace_scale
 
-__all__ = ["exact_noise_law", "noisy_second_moment", "noisy_vector", "plain_scale"]
+__all__ = [
+    "exact_noise_law",
+    "noisy_scalar",
+    "noisy_second_moment",
+    "noisy_vector",
+    "plain_scale",
+]
 
 
 def plain_scale(sensitivity, budget):
@@ -142,6 +149,59 @@ def noisy_vector(values, sensitivity, budget, rng, *, site, statistic_error=0.0)
     return np.asarray(values) + additive_noise(
         values.size, scale, budget, rng, site=site
     )
+
+
+def noisy_scalar(value, sensitivity, budget, rng, *, site, statistic_error=0.0):
+    """One number plus Gaussian (zCDP, ℓ2) or Laplace (pure, ℓ1) noise.
+
+    The scalar case of :func:`noisy_vector`: a private selection's score, a
+    ridge model's private target mean. With hardened noise an exact
+    ``Fraction`` is rounded to the grid exactly; a float is noised as a
+    vector of one entry, with ``statistic_error`` its public float error.
+
+    Parameters
+    ----------
+    value : float or Fraction
+        The statistic.
+    sensitivity : float
+        Its ℓ2 (zCDP) or ℓ1 (pure) sensitivity.
+    budget : PrivacyCost
+        Spent in full by this draw.
+    rng : numpy.random.Generator
+        ``release_generator``'s: it says hardened or float.
+    site : str
+        Which statistic this is (``_record.SITES``).
+    statistic_error : float, default=0.0
+        The public bound on the float error of ``value`` (hardened path).
+
+    Returns
+    -------
+    release : float
+        ``value`` plus the noise.
+    """
+    if is_hardened(rng):
+        if isinstance(value, Fraction):
+            return float(
+                hardened_noise(
+                    value,
+                    sensitivity,
+                    budget,
+                    rng,
+                    statistic_error=statistic_error,
+                    site=site,
+                )
+            )
+        noisy = hardened_noise(
+            np.array([value]),
+            sensitivity,
+            budget,
+            rng,
+            statistic_error=statistic_error,
+            site=site,
+        )
+        return float(noisy[0])
+    scale = plain_scale(sensitivity, budget)
+    return float(value) + float(additive_noise(None, scale, budget, rng, site=site))
 
 
 def exact_noise_law(sensitivity, budget, *, hardened, denominator=1, coordinates=1):

@@ -2,7 +2,7 @@
 model: class sizes are private).
 
 Every row is put on the grid once (the integers of the statistics pass:
-:class:`skprivcov._stats._DenseGrid` for dense rows,
+:class:`skprivcov._data._statistics._DenseGrid` for dense rows,
 ``_integer_csr_block`` for sparse ones), block by block over all n rows, and
 the per-class statistics are taken from the block's integers:
 
@@ -20,22 +20,22 @@ The work of a pass depends on n, d, C and, for sparse input, the non-zeros;
 the sparse per-class Gram products (int64 sparse matrix products) also on how
 the non-zeros' patterns fall into the classes. The integers are those of the
 per-class passes they replace (each a function of its row alone), added
-exactly (:class:`~skprivcov._fixed_point.ExactTotal`).
+exactly (:class:`~skprivcov._data._exact.ExactTotal`).
 """
 
 import numpy as np
 from scipy import sparse
 
-from skprivcov._blas import syrk_upper
-from skprivcov._clipping import tile_rows, tiles
-from skprivcov._fixed_point import (
+from skprivcov._data._blas import syrk_upper
+from skprivcov._data._exact import (
     BLOCK_ROWS,
     FRACTION_BITS,
     UNIT,
     ExactStatistic,
     ExactTotal,
 )
-from skprivcov._stats import (
+from skprivcov._data._row_norms import tile_rows, tiles
+from skprivcov._data._statistics import (
     _SPARSE_BLOCK_ROWS,
     _blas_controller,
     _block_spans,
@@ -44,8 +44,8 @@ from skprivcov._stats import (
     _DenseGrid,
     _integer_csr_block,
     _product_rows,
-    _refuse_nonfinite,
     _sparse_blocks,
+    refuse_nonfinite,
 )
 
 __all__ = ["class_grams", "class_sums_squares", "exact_mean"]
@@ -151,7 +151,7 @@ def class_sums_squares(X, y, classes, bound, nonfinite):
             squares.add(
                 _class_product(one_hot, integers).toarray(), m << (2 * FRACTION_BITS)
             )
-        _refuse_nonfinite(n_bad, nonfinite)
+        refuse_nonfinite(n_bad, nonfinite)
         return counts, _without_left_out(sums, kept), _without_left_out(squares, kept)
     grid, rows, spans, product_rows = _dense_spans(X, with_constant=False)
     block_sums = np.zeros((size, d))
@@ -174,7 +174,7 @@ def class_sums_squares(X, y, classes, bound, nonfinite):
         block_squares += _class_product(one_hot, part)
     if spans:
         _flush(sums, squares, block_sums, block_squares, spans[current])
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     return counts, _without_left_out(sums, kept), _without_left_out(squares, kept)
 
 
@@ -237,7 +237,7 @@ def class_grams(X, y, classes, bound, nonfinite):
                 part[:d, d] = part[d, :d] = column
                 part[d, d] = (bounds[index + 1] - bounds[index]) << (2 * FRACTION_BITS)
                 total.add(part, m << (2 * FRACTION_BITS))
-        _refuse_nonfinite(n_bad, nonfinite)
+        refuse_nonfinite(n_bad, nonfinite)
         return totals[:kept]
     grid, rows, spans, product_rows = _dense_spans(X, with_constant=True)
     width = d + 1
@@ -268,7 +268,7 @@ def class_grams(X, y, classes, bound, nonfinite):
             beta = 1.0
     if spans:
         _flush_grams(totals, blocks, integers, spans[current])
-    _refuse_nonfinite(n_bad, nonfinite)
+    refuse_nonfinite(n_bad, nonfinite)
     return totals[:kept]
 
 
