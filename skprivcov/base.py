@@ -1,59 +1,42 @@
-"""The fit machinery every private estimator shares (docs/algorithms.rst §13.2).
+"""What a private estimator is built from (docs/algorithms.rst §13.2).
 
-The template of a fit: resolve the budget → the public checks of X (shape,
-dtype kind, sparse format; no value read) → :func:`charge` the accountant →
-convert values → generator (:func:`skprivcov.mechanisms.noise.release_generator`)
-→
-the estimator's mechanism, which reads the data only through
-:class:`ClippedData` (where the values are checked) and draws its noise only
-through the noise source of :mod:`skprivcov.mechanisms` → the parts it spent
-checked against the budget → post-processing and storage →
-``privacy_spent_`` and ``privacy_parts_``. An estimator never draws noise
-itself. The covariance estimators run this template in
-``BasePrivateCovariance.fit``, the classifiers in
-``BasePrivateClassifier.fit`` (``skprivcov/_models/_classifier.py``), the ridge
-models in ``BasePrivateRidge``; all of them charge through :func:`charge`.
+:class:`PrivateFitMixin` holds the one fit of every private estimator, in the
+order that carries the privacy argument: the public checks (no value read) →
+the budget → the public rules of the plan → :func:`charge` the accountant →
+the generator → the values read → the private bounds → the release → its
+parts checked against the budget → storage → ``privacy_spent_`` and
+``privacy_parts_``. A family writes hooks (``_check_public``, ``_open``,
+``_choose_bounds``, ``_release``, ``_store``, …), never the order:
+``tests/test_fit_template.py`` fails if an estimator charges, or checks its
+parts, anywhere else. The hooks run on a staging copy of the estimator, and
+what they set is kept only once the parts are within the budget: an
+overspent or failed fit stores nothing.
 
-This is the one module through which a package uses another's fit
-machinery: ``tests/test_layering.py`` refuses a private import across
-packages, and any import from a higher floor (docs/developers.rst).
+:class:`Release` is what a ``_release`` hook returns, :class:`ClippedData`
+the only access a mechanism has to the rows, and
+:class:`ReleasedCovarianceMixin` what every fitted covariance release offers.
+This is the one module through which a package uses another's fit machinery
+(``tests/test_layering.py``; docs/developers.rst).
 """
 
-from typing import NamedTuple
+import copy
+from typing import Any, NamedTuple
 
 import numpy as np
-from scipy import linalg
-from sklearn.base import BaseEstimator
 from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._data import check_input, check_public
-from skprivcov._fit import BUDGET_RANGE, ClippedData, is_auto
-from skprivcov.mechanisms import (
-    FIXED_BOUND_QUANTILE,
-    NOISY_AT,
-    noise_level,
-    split_budget,
-)
-from skprivcov.mechanisms.noise import seed_description
-from skprivcov.privacy import resolve_budget
+from skprivcov._fit import ClippedData, floored_inverse, public_parameters
+from skprivcov.mechanisms.noise import release_generator
+from skprivcov.privacy import check_within, compose_parts
 
 __all__ = [
     "ClippedData",
+    "PrivateFitMixin",
     "Release",
     "ReleasedCovarianceMixin",
-    "auto_norm_bound",
-    "bound_quantile",
-    "bound_range",
-    "budget_parameters",
     "charge",
-    "check_handed_down",
-    "describe",
-    "eigenvalue_floor",
-    "estimator_budget",
-    "floored_inverse",
-    "is_private_bound",
-    "public_parameters",
 ]
 
 
@@ -65,13 +48,16 @@ class Release(NamedTuple):
 
     Parameters
     ----------
-    matrix : ndarray of shape (n_columns, n_columns)
-        The release at unit scale (rows scaled into the unit ball by
-        ``scale``); the fit multiplies it by the square of ``scale``.
+    matrix : ndarray of shape (n_columns, n_columns) or None
+        A covariance estimator's release at unit scale (rows scaled into the
+        unit ball by ``scale``); the fit multiplies it by the square of
+        ``scale``. Families whose release is not one matrix (the classifiers,
+        the ridge models, the fold releases) leave it None and hand their
+        fitted values in ``extras``.
     parts : tuple of BudgetPart
         The parts of the budget spent, from the mechanism's split
         (``skprivcov.mechanisms.SPLITS``); public.
-    scale : float
+    scale : float, default=1.0
         The clipping bound: ``norm_bound``, or a threshold chosen by a stated
         private step.
     extras : dict or None, default=None
@@ -93,240 +79,155 @@ class Release(NamedTuple):
            [0. , 4.5]])
     """
 
-    matrix: np.ndarray
+    matrix: Any
     parts: tuple
-    scale: float
+    scale: float = 1.0
     extras: dict | None = None
 
 
-def auto_norm_bound(data, budget, rng, **options):
-    """Spend the part ``"norm bound"`` on a private bound (``norm_bound="auto"``).
+# Fitted state without scikit-learn's trailing underscore: caches and the
+# counts scikit-learn's mixins read.
+_PRIVATE_FITTED = frozenset({"_precision", "_mean_noise", "_n_features_out"})
 
-    The part ``"norm bound"`` of ``budget`` (``SPLITS["norm bound auto"]``) is
-    spent on a private upper bound on the row norms of ``data``
-    (docs/algorithms.rst §18.2).
 
-    Parameters
-    ----------
-    data : ClippedData
-        The data, read through one pass of counts.
-    budget : PrivacyCost
-        The fit's budget, of which the bound spends its part.
-    rng : numpy.random.Generator
-        The only source of noise.
-    **options : dict
-        Passed to ``mechanisms.private_norm_bound`` (through
-        :meth:`ClippedData.private_norm_bound`).
+def _fitted_names(estimator):
+    """The names of an estimator's fitted state: its attributes ending in
+    ``_`` (scikit-learn's convention) and the private ones of
+    ``_PRIVATE_FITTED``; never a parameter, nor what scikit-learn's own
+    machinery keeps on the estimator during a fit."""
+    parameters = estimator.get_params(deep=False)
+    return [
+        name
+        for name in vars(estimator)
+        if name not in parameters
+        and (
+            name in _PRIVATE_FITTED
+            or (name.endswith("_") and not name.startswith("__"))
+        )
+    ]
 
-    Returns
-    -------
-    parts : tuple of BudgetPart
-        The bound's part.
-    rest : PrivacyCost
-        What is left for the release, on the same rows.
-    bound : float
-        The private bound.
+
+class PrivateFitMixin:
+    """The one fit of every private estimator (docs/algorithms.rst §13.2).
+
+    :meth:`_fit_privately` runs the order below; a family implements the
+    hooks. Each hook runs on a staging copy of the estimator (its parameters,
+    none of its fitted state), which it may set attributes on freely; the
+    copy's state replaces the estimator's whole, and only after the parts
+    spent are checked within the budget charged. A fit that raises stores
+    nothing of itself (an earlier fit's release, paid for, stays whole).
+
+    1. ``_check_public(X, y) -> facts``: the public checks (shape, dtype kind,
+       sparse format, parameters against them); no value read.
+    2. ``_fit_cost(facts) -> PrivacyCost``: what the fit spends (default:
+       ``fit_cost()``).
+    3. ``_check_plan(facts, cost)``: public rules of the plan refused before
+       the charge (a share too small to hand down, a threshold above n).
+    4. :func:`charge` of ``_accountant(facts)`` (default ``accountant``),
+       recorded under ``_owner(facts)`` (default the estimator) with
+       ``_charge_details(facts)``.
+    5. ``_generator(facts) -> rng``: the only source of noise (default
+       ``release_generator(random_state, noise=noise)``).
+    6. ``_open(facts, cost, rng) -> data``: the values, read from here on.
+    7. ``_choose_bounds(data, cost, rng) -> (data, parts, rest)``: the private
+       bounds or normalisation at their parts, on the same rows (sequential
+       composition; default: none), and the data as the release reads it
+       (rows mapped into a box or a normalised space, say).
+    8. ``_release(data, rest, rng) -> Release``: the mechanism.
+    9. the parts (7 and 8) checked within ``cost``.
+    10. ``_store(release, data, rest)``: post-processing and the fitted
+        attributes.
+    11. ``privacy_spent_`` = ``cost``, ``privacy_parts_`` = the parts.
+
+    See Also
+    --------
+    Release : What ``_release`` returns.
+    ClippedData : A mechanism's only access to the rows.
+
+    Examples
+    --------
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.base import PrivateFitMixin
+    >>> isinstance(GaussianCovariance(), PrivateFitMixin)
+    True
     """
-    bound_part, rest = split_budget("norm bound auto", budget)
-    bound = data.private_norm_bound(bound_part.cost, rng, **options)
-    return (bound_part,), rest.cost, bound
 
+    def _fit_privately(self, X, y=None):
+        """The fit, in its one order (the class docstring); returns self.
 
-def bound_quantile(n_samples, n_features, budget, clips_at_bound=True):
-    """The quantile ``norm_bound="auto"`` aims at (docs/algorithms.rst §18.2).
+        A fit that raises stores nothing of itself: an earlier fit's release
+        (already paid for) stays whole.
+        """
+        work = self._fit_staged(X, y)
+        self._keep(work)
+        return self
 
-    From public values only: ``FIXED_BOUND_QUANTILE`` for a mechanism that
-    clips at the bound when the release's noise level (``noise_level`` at
-    ``budget``) times d is at least ``NOISY_AT``; otherwise None (the high
-    rank n − r), and always None for a mechanism that searches its own
-    threshold inside the bound (``clips_at_bound=False``).
+    def _fit_staged(self, X, y):
+        """The order, on a staging copy; returns the copy, fitted."""
+        work = self._staging()
+        facts = work._check_public(X, y)
+        cost = work._fit_cost(facts)
+        work._check_plan(facts, cost)
+        charge(
+            work._accountant(facts),
+            cost,
+            work._owner(facts),
+            **work._charge_details(facts),
+        )
+        # Values are read from here on (§13.2).
+        rng = work._generator(facts)
+        data = work._open(facts, cost, rng)
+        data, bound_parts, rest = work._choose_bounds(data, cost, rng)
+        release = work._release(data, rest, rng)
+        parts = (*bound_parts, *release.parts)
+        # Nothing of the fit is kept before this line: an overspent release
+        # is never stored.
+        check_within(compose_parts(parts), cost)
+        work._store(release, data, rest)
+        work.privacy_spent_ = cost
+        work.privacy_parts_ = parts
+        return work
 
-    Parameters
-    ----------
-    n_samples : int
-        The public number of rows.
-    n_features : int
-        The public number of features d.
-    budget : PrivacyCost
-        The release's budget.
-    clips_at_bound : bool, default=True
-        Whether the mechanism clips at the bound.
+    def _staging(self):
+        """A shallow copy with the parameters and none of the fitted state."""
+        work = copy.copy(self)
+        for name in _fitted_names(work):
+            delattr(work, name)
+        return work
 
-    Returns
-    -------
-    quantile : float or None
-        ``FIXED_BOUND_QUANTILE``, or None for the high rank.
-    """
-    if not clips_at_bound:
-        return None
-    noisy = noise_level(n_samples, n_features, budget) * n_features >= NOISY_AT
-    return FIXED_BOUND_QUANTILE if noisy else None
+    def _keep(self, work):
+        """The staging copy's fitted state replaces this estimator's."""
+        for name in _fitted_names(self):
+            delattr(self, name)
+        for name in _fitted_names(work):
+            setattr(self, name, getattr(work, name))
 
+    # The hooks' defaults.
 
-def is_private_bound(norm_bound):
-    """Whether a ``norm_bound`` parameter asks for a private bound.
+    def _fit_cost(self, facts):
+        return self.fit_cost()
 
-    It does when it is "auto", or a public range (low, high) to choose it in
-    (§18.2).
+    def _check_plan(self, facts, cost):
+        """Public rules of the plan, refused before the charge; none here."""
 
-    Parameters
-    ----------
-    norm_bound : "auto", float or tuple (low, high)
-        The parameter.
+    def _accountant(self, facts):
+        return self.accountant
 
-    Returns
-    -------
-    private : bool
-        True for "auto" or a range.
-    """
-    return isinstance(norm_bound, tuple) or is_auto(norm_bound)
+    def _owner(self, facts):
+        return self
 
+    def _charge_details(self, facts):
+        return {}
 
-def bound_range(norm_bound):
-    """The public range a private bound is chosen in.
+    def _generator(self, facts):
+        return release_generator(self.random_state, noise=self.noise)
 
-    Parameters
-    ----------
-    norm_bound : "auto" or tuple (low, high)
-        The parameter.
+    def _choose_bounds(self, data, cost, rng):
+        return data, (), cost
 
-    Returns
-    -------
-    bound_range : tuple of float or None
-        The pair given, or None (the default grid) for "auto".
-    """
-    return (
-        tuple(float(v) for v in norm_bound) if isinstance(norm_bound, tuple) else None
-    )
-
-
-def eigenvalue_floor(n_samples, n_features, budget):
-    """The public floor of the eigenvalues behind ``precision_``, at unit scale.
-
-    min(noise_level, 1/d) (docs/algorithms.rst §15): eigenvalues of a release
-    below the noise level of its budget (:func:`skprivcov.mechanisms.noise_level`)
-    carry no information, and 1/d, the mean eigenvalue of a covariance of trace
-    1, is the largest an uninformed guess needs (a release of nothing gets the
-    isotropic precision d·I). From public values only (n, d, budget).
-
-    Parameters
-    ----------
-    n_samples : int
-        The public number of rows.
-    n_features : int
-        The public number of features d.
-    budget : PrivacyCost
-        The budget of the release.
-
-    Returns
-    -------
-    floor : float
-        The floor at unit scale.
-    """
-    return min(noise_level(n_samples, n_features, budget), 1.0 / n_features)
-
-
-def floored_inverse(covariance, floor):
-    """Inverse of a release with its eigenvalues floored (post-processing).
-
-    V diag(1/max(λ, floor)) Vᵀ for covariance = V diag(λ) Vᵀ; finite.
-
-    Parameters
-    ----------
-    covariance : ndarray of shape (n_features, n_features)
-        The symmetric release.
-    floor : float
-        The floor of the eigenvalues, > 0.
-
-    Returns
-    -------
-    precision : ndarray of shape (n_features, n_features)
-        The floored inverse.
-    """
-    values, vectors = linalg.eigh(covariance, check_finite=False)
-    values = np.maximum(values, floor)
-    return (vectors / values) @ vectors.T
-
-
-def budget_parameters(cost):
-    """The budget parameters that make an estimator spend ``cost``.
-
-    Parameters
-    ----------
-    cost : PrivacyCost
-        A zCDP or pure cost.
-
-    Returns
-    -------
-    parameters : dict
-        ``rho``, ``epsilon`` and ``delta``, for ``set_params``.
-    """
-    if cost.notion == "zcdp":
-        return {"rho": cost.parameter, "epsilon": None, "delta": None}
-    return {"epsilon": cost.parameter, "rho": None, "delta": None}
-
-
-def check_handed_down(owner, *budgets):
-    """Refuse, before the charge, a budget too small to hand to a step.
-
-    A fit that splits its budget and hands a share to an inner estimator
-    (a ridge model's covariance release after its private bounds, a fold
-    release) checks every share first: the inner estimator takes budgets in
-    [1e-30, 1e30] only (``_constraints.BUDGET_RANGE``, the range in which no
-    computation can overflow or underflow), and a share below it would be
-    refused after the charge (docs/algorithms.rst §13.2). The shares are
-    public: functions of the parameters and the shape.
-
-    Parameters
-    ----------
-    owner : str
-        The estimator that splits, for the message.
-    *budgets : PrivacyCost
-        The shares it will hand down.
-
-    Raises
-    ------
-    ValueError
-        If a share is below the smallest budget an estimator takes.
-    """
-    low = BUDGET_RANGE[0]
-    for budget in budgets:
-        if budget.parameter < low:
-            raise ValueError(
-                f"{owner}: the budget is too small to split among the fit's "
-                f"steps: one step would get {budget}, below {low:g}, the "
-                "smallest budget an estimator takes (docs/algorithms.rst "
-                "§13.2). Give a larger budget."
-            )
-
-
-def estimator_budget(estimator):
-    """The budget one fit of ``estimator`` spends, from its parameters alone.
-
-    ``rho``, ``epsilon`` and ``delta`` by the budget rule
-    (:func:`skprivcov.privacy.resolve_budget`), among the notions the
-    estimator offers (``_notions``), or its ``_default_budget`` when none is
-    given; no data is read.
-
-    Parameters
-    ----------
-    estimator : estimator instance
-        A private estimator with ``rho``, ``epsilon`` and ``delta`` parameters
-        and the class attributes ``_notions`` and ``_default_budget``.
-
-    Returns
-    -------
-    cost : PrivacyCost
-        The budget of one fit.
-    """
-    return resolve_budget(
-        rho=estimator.rho,
-        epsilon=estimator.epsilon,
-        delta=estimator.delta,
-        notions=estimator._notions,
-        default=estimator._default_budget,
-        owner=type(estimator).__name__,
-    )
+    def _store(self, release, data, budget):
+        for name, value in (release.extras or {}).items():
+            setattr(self, name, value)
 
 
 def charge(accountant, cost, owner, **details):
@@ -359,61 +260,6 @@ def charge(accountant, cost, owner, **details):
         source=type(owner).__name__,
         details={**public_parameters(owner), **details},
     )
-
-
-def public_parameters(estimator):
-    """The parameters of ``estimator`` that may be published with its release.
-
-    Never the seed: with it and the release, anyone could regenerate the noise
-    and subtract it; only whether one was fixed (then releases with the same
-    seed share their noise). Nor the accountant (not a parameter of the
-    release). A nested estimator is described by its own public parameters,
-    an array by its shape only; other values by their repr.
-
-    Parameters
-    ----------
-    estimator : estimator
-        The estimator.
-
-    Returns
-    -------
-    parameters : dict
-        Its public parameters, by name.
-    """
-    parameters = estimator.get_params(deep=False)
-    parameters.pop("accountant", None)
-    if "random_state" in parameters:
-        parameters["random_state"] = seed_description(parameters["random_state"])
-    return {name: _public_value(value) for name, value in parameters.items()}
-
-
-def describe(estimator):
-    """``Name(parameter=value, ...)`` with the public parameters only.
-
-    Parameters
-    ----------
-    estimator : estimator
-        The estimator.
-
-    Returns
-    -------
-    description : str
-        Its class name and :func:`public_parameters`.
-    """
-    arguments = ", ".join(
-        f"{name}={value!r}" for name, value in public_parameters(estimator).items()
-    )
-    return f"{type(estimator).__name__}({arguments})"
-
-
-def _public_value(value):
-    if isinstance(value, bool | int | float | str | None):
-        return value
-    if isinstance(value, BaseEstimator):
-        return describe(value)
-    if isinstance(value, np.ndarray):
-        return f"<array of shape {value.shape}>"
-    return repr(value)
 
 
 class ReleasedCovarianceMixin:
@@ -455,10 +301,6 @@ class ReleasedCovarianceMixin:
         and CSC stay sparse, dask arrays stay lazy, a Spark DataFrame becomes
         its public facts); no value is read."""
         return check_public(self, X, reset=True, accept_spark=self._spark_input)
-
-    def _charge(self, cost):
-        """Spend ``cost`` with the accountant, if any, before data is read."""
-        charge(self.accountant, cost, self)
 
     def _set_release(self, covariance, location):
         self.covariance_ = covariance

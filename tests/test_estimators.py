@@ -18,7 +18,8 @@ from skprivcov import (
     SeparateCovariance,
     ZeroCovariance,
 )
-from skprivcov.base import ReleasedCovarianceMixin, bound_quantile
+from skprivcov._fit import bound_quantile
+from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.mechanisms import noise_level
 from skprivcov.mechanisms._quantile import (
     norm_grid,

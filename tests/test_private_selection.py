@@ -19,6 +19,7 @@ from skprivcov import (
     PrivacyCost,
     ZeroCovariance,
 )
+from skprivcov._fit import public_parameters
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.model_selection import (
     CovarianceErrorScore,
@@ -194,7 +195,10 @@ def test_the_search_charges_its_announced_cost_once_before_reading():
     assert record.notion == "renyi" and record.curve == announced.curve
     assert search.privacy_spent_ == announced
     profile = announced.selection
+    # The search's public parameters (as every fit records them, the seed as
+    # how it was set), then the facts of the selection, resolved.
     assert record.details == {
+        **public_parameters(search),
         "candidates": 3,
         "eta": 1.0,
         "gamma": 0.1,
@@ -250,6 +254,7 @@ def test_nothing_published_reveals_the_number_of_runs():
         "candidates_",
         "run_cost_",
         "privacy_spent_",
+        "privacy_parts_",
         "expected_runs_",
         "gamma_",
         "n_features_in_",

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from skprivcov.base import public_parameters
+from skprivcov._fit import public_parameters
 from skprivcov.covariance import AutoCovariance, ZeroCovariance
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.privacy import CAVEATS, BudgetExceededError, PrivacyAccountant

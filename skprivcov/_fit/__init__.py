@@ -2,6 +2,17 @@
 documentation, the data as a mechanism sees it (docs/algorithms.rst §13.2).
 """
 
+from skprivcov._fit._bounds import (
+    auto_norm_bound,
+    bound_quantile,
+    bound_range,
+    is_private_bound,
+)
+from skprivcov._fit._budget import (
+    budget_parameters,
+    check_handed_down,
+    estimator_budget,
+)
 from skprivcov._fit._clipped_data import (
     ClippedData,
 )
@@ -19,8 +30,16 @@ from skprivcov._fit._constraints import (
     SHARE,
     is_auto,
 )
+from skprivcov._fit._describe import (
+    describe,
+    public_parameters,
+)
 from skprivcov._fit._docstrings import (
     fill_shared_docs,
+)
+from skprivcov._fit._precision import (
+    eigenvalue_floor,
+    floored_inverse,
 )
 
 __all__ = [
@@ -36,6 +55,17 @@ __all__ = [
     "RELEASE_SEED",
     "SHARE",
     "ClippedData",
+    "auto_norm_bound",
+    "bound_quantile",
+    "bound_range",
+    "budget_parameters",
+    "check_handed_down",
+    "describe",
+    "eigenvalue_floor",
+    "estimator_budget",
     "fill_shared_docs",
+    "floored_inverse",
     "is_auto",
+    "is_private_bound",
+    "public_parameters",
 ]

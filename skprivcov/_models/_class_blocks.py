@@ -39,15 +39,12 @@ from skprivcov._fit import (
     NONFINITE,
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
-)
-from skprivcov._models._class_labels import categorical_labels, release_label_set
-from skprivcov.base import (
-    ClippedData,
     auto_norm_bound,
     bound_range,
-    charge,
     is_private_bound,
 )
+from skprivcov._models._class_labels import categorical_labels, release_label_set
+from skprivcov.base import ClippedData
 from skprivcov.mechanisms import (
     class_counts_sensitivity,
     class_squares_sensitivity,
@@ -64,11 +61,12 @@ __all__ = [
     "ClassEstimates",
     "block_shares",
     "centred_rows",
-    "charge_and_check_labels",
     "check_feature_bounds",
     "check_labels_public",
+    "check_public_labels",
     "class_estimates",
     "clipping_rows",
+    "private_label_set",
     "release_blocks",
 ]
 
@@ -122,18 +120,20 @@ def check_labels_public(estimator, X, y):
     return X, y, public
 
 
-def charge_and_check_labels(estimator, budget, y, public, rng):
-    """Charge the accountant, then read y: the classes (public, or released
-    privately by :func:`skprivcov._models._class_labels.release_label_set`, §25) and
-    the refusal of labels outside public ones, paid for (§13.2). Returns
-    (classes, the parts spent on them, the budget left). No message holds a
-    label."""
-    charge(estimator.accountant, budget, estimator)
-    if public is not None:
-        classes = np.unique(public)
-        if not np.all(np.isin(y, classes)):
-            raise ValueError("y has labels that are not in classes.")
-        return classes, (), budget
+def check_public_labels(y, public):
+    """After the charge: the classes of public labels, and the refusal of a
+    label of y outside them, paid for (§13.2); no message holds a label."""
+    classes = np.unique(public)
+    if not np.all(np.isin(y, classes)):
+        raise ValueError("y has labels that are not in classes.")
+    return classes
+
+
+def private_label_set(y, budget, rng):
+    """After the charge: the label set of y released privately (§25), as
+    :func:`skprivcov._models._class_labels.release_label_set`, refused (paid
+    for, no label in the message) when fewer than two labels are released.
+    Returns (classes, the parts spent on them, the budget left)."""
     check_classification_targets(y)
     classes, parts, rest = release_label_set(y, budget, rng)
     if classes.size < 2:

@@ -1,41 +1,55 @@
-"""The fit template of the private classifiers (docs/algorithms.rst §13.2, §21).
+"""The private classifiers' hooks of the fit template (§13.2, §21, §25).
 
-The template of the covariance estimators
-(:class:`skprivcov.covariance.BasePrivateCovariance`) with labels: the
-public checks of X, y and the parameters (no value read) → resolve the
+The order is :class:`skprivcov.base.PrivateFitMixin`'s; the classifiers'
+hooks: the public checks of X, y, the public label set and the box → the
 budget (with the private label set's δ₀ when the labels are not public, §25)
-→ :func:`skprivcov.base.charge` → the generator → the label set (public
-labels checked, or released privately) → values converted → the rows
+→ the threshold's public rule → (the charge, the generator) → the values →
+the label set (public labels checked, or released privately) and the rows
 clipped (a private bound at its part, or a public one or box) → the
-classifier's one hook, ``_release_classes``,
-which releases its blocks through the noise source of
-:mod:`skprivcov.mechanisms` and fits from them → the parts checked against
-the budget → ``privacy_spent_`` and ``privacy_parts_``. A classifier never
-draws noise itself.
+classifier's one hook, ``_release_classes``, which releases its blocks
+through the noise source and fits from them → (the parts checked) → the
+bound stored. A classifier never draws noise itself.
 """
 
 from abc import ABCMeta, abstractmethod
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
 from skprivcov._data import as_numeric
+from skprivcov._fit import estimator_budget
 from skprivcov._models._class_blocks import (
     CLASSIFIER_CONSTRAINTS,
-    charge_and_check_labels,
     check_feature_bounds,
     check_labels_public,
+    check_public_labels,
     clipping_rows,
+    private_label_set,
 )
 from skprivcov._models._class_labels import check_label_release, label_budget
-from skprivcov.base import estimator_budget
-from skprivcov.mechanisms.noise import release_generator
-from skprivcov.privacy import PrivacyCost, check_within, compose_parts
+from skprivcov.base import PrivateFitMixin, Release
+from skprivcov.privacy import PrivacyCost
 
 __all__ = ["BasePrivateClassifier"]
 
 
-class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class _Rows(NamedTuple):
+    """What the classifiers' hooks pass on: the rows, their labels, the
+    public classes (or None), the public box (or None), and once bounded,
+    the bound and the box's centre."""
+
+    X: object
+    y: np.ndarray
+    public: np.ndarray | None
+    box: tuple | None
+    bound: float | None = None
+    centre: np.ndarray | None = None
+
+
+class BasePrivateClassifier(
+    PrivateFitMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
+):
     """Base class of the classifiers fit from private per-class blocks.
 
     A subclass implements :meth:`_release_classes` (and, if it has
@@ -130,43 +144,46 @@ class BasePrivateClassifier(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self : object
             The fitted classifier.
         """
-        X, y, public_classes = check_labels_public(self, X, y)
-        budget = cost = self._fit_budget(private_labels=public_classes is None)
-        box = check_feature_bounds(self.feature_bounds, X.shape[1])
-        if public_classes is not None:
-            self._check_classes(np.unique(public_classes).size, X.shape[1])
-        else:
-            check_label_release(
-                cost, X.shape[0], self.noise == "hardened", type(self).__name__
-            )
-        rng = release_generator(self.random_state, noise=self.noise)
-        classes, label_parts, budget = charge_and_check_labels(
-            self, cost, y, public_classes, rng
-        )
+        return self._fit_privately(X, y)
 
-        # Values from here on (docs/algorithms.rst §13.2).
-        self._check_classes(classes.size, X.shape[1])
-        X = as_numeric(X)
-        # §18.2: with "auto" a private row-norm bound at its part, the release
-        # at the rest (sequential composition on the same rows); with a
-        # public box, rows centred in it (§21). Rows whose label was not
-        # released count in no class (§25).
-        X, bound, parts, budget, centre = clipping_rows(self, X, budget, rng, box)
-        parts = (*label_parts, *parts)
-        self.classes_ = classes
-        release_parts = self._release_classes(
-            X, y, bound, budget, rng, box=box, centre=centre
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin).
+
+    def _check_public(self, X, y):
+        X, y, public = check_labels_public(self, X, y)
+        box = check_feature_bounds(self.feature_bounds, X.shape[1])
+        if public is not None:
+            self._check_classes(np.unique(public).size, X.shape[1])
+        return _Rows(X, y, public, box)
+
+    def _fit_cost(self, rows):
+        return self._fit_budget(private_labels=rows.public is None)
+
+    def _check_plan(self, rows, cost):
+        if rows.public is None:
+            check_label_release(
+                cost, rows.X.shape[0], self.noise == "hardened", type(self).__name__
+            )
+
+    def _open(self, rows, cost, rng):
+        if rows.public is not None:
+            self.classes_ = check_public_labels(rows.y, rows.public)
+            self._check_classes(self.classes_.size, rows.X.shape[1])
+        return rows._replace(X=as_numeric(rows.X))
+
+    def _choose_bounds(self, rows, cost, rng):
+        """The private label set (§25) and the row bound (§18.2) at their
+        parts, or public ones (a box, §21) at none; the release the rest, on
+        the same rows. Rows whose label is not released count in no class."""
+        label_parts = ()
+        if rows.public is None:
+            self.classes_, label_parts, cost = private_label_set(rows.y, cost, rng)
+            self._check_classes(self.classes_.size, rows.X.shape[1])
+        X, bound, parts, rest, centre = clipping_rows(self, rows.X, cost, rng, rows.box)
+        rows = rows._replace(X=X, bound=bound, centre=centre)
+        return rows, (*label_parts, *parts), rest
+
+    def _release(self, rows, budget, rng):
+        parts = self._release_classes(
+            rows.X, rows.y, rows.bound, budget, rng, box=rows.box, centre=rows.centre
         )
-        parts = (*parts, *release_parts)
-        try:
-            check_within(compose_parts(parts), cost)
-        except Exception:
-            # An overspent release is never kept: the hook has stored the
-            # fitted model, so every fitted attribute goes (a bug otherwise).
-            for name in [name for name in vars(self) if name.endswith("_")]:
-                delattr(self, name)
-            raise
-        self.norm_bound_ = bound
-        self.privacy_parts_ = parts
-        self.privacy_spent_ = cost
-        return self
+        return Release(None, parts, extras={"norm_bound_": rows.bound})

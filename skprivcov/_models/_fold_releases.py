@@ -11,23 +11,17 @@ of the rows x (a covariance estimator's) and of the bounded rows [x, y]
 """
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from skprivcov._data import as_numeric, check_public, compute_array, is_dask_array
-from skprivcov._fit import is_auto
-from skprivcov.base import (
-    ClippedData,
-    budget_parameters,
-    charge,
-    check_handed_down,
-    describe,
-)
+from skprivcov._fit import budget_parameters, check_handed_down, describe, is_auto
+from skprivcov.base import ClippedData, PrivateFitMixin, Release
 from skprivcov.covariance import CovarianceRelease, GaussianCovariance
 from skprivcov.mechanisms import split_budget
 from skprivcov.mechanisms.noise import bounds_generator, release_generator
-from skprivcov.privacy import check_within, compose_parts
 
 __all__ = [
     "BaseFoldReleases",
@@ -77,7 +71,7 @@ def pool_releases(releases):
 class UnsupervisedFolds:
     """The folds of the rows x, released by a covariance estimator.
 
-    The strategy protocol of :meth:`BaseFoldReleases._release` (a supervised
+    The strategy protocol of :meth:`BaseFoldReleases._release_folds` (a supervised
     one, ``skprivcov.linear_model``'s ``SupervisedFolds``, has the same
     methods): ``check``, ``template``, ``bound_parts``, ``choose_bounds``
     and ``rows``.
@@ -130,7 +124,19 @@ class UnsupervisedFolds:
         return as_numeric(X), publish
 
 
-class BaseFoldReleases(BaseEstimator):
+class _Folds(NamedTuple):
+    """What the fold releases' hooks pass on."""
+
+    X: object
+    y: object
+    folds: object
+    template: object
+    owner: object
+    target_name: str
+    cost: object = None
+
+
+class BaseFoldReleases(PrivateFitMixin, BaseEstimator):
     """The parameters of a set of fold releases and its one release procedure.
 
     :class:`skprivcov.model_selection.FoldReleases` is this with its public
@@ -154,12 +160,23 @@ class BaseFoldReleases(BaseEstimator):
         self.assume_centered = assume_centered
         self.random_state = random_state
 
-    def _release(self, X, y, *, owner, strategy, target_name=None):
+    def _release_folds(self, X, y, *, owner, strategy, target_name=None):
         """Public checks, one charge recorded under ``owner``'s name, then the
-        releases (``strategy``: an :class:`UnsupervisedFolds`-like class)."""
-        folds = strategy(self)
+        releases (``strategy``: an :class:`UnsupervisedFolds`-like class), in
+        the order of the fit template (:class:`skprivcov.base.PrivateFitMixin`)."""
         if target_name is None:
             target_name = str(getattr(y, "name", None) or "y")
+        self._procedure = (owner, strategy, target_name)
+        try:
+            return self._fit_privately(X, y)
+        finally:
+            del self._procedure
+
+    # The hooks of the fit template.
+
+    def _check_public(self, X, y):
+        owner, strategy, target_name = self._procedure
+        folds = strategy(self)
         X = check_public(
             self,
             X,
@@ -176,54 +193,79 @@ class BaseFoldReleases(BaseEstimator):
             )
         template = folds.template()
         template._validate_params()
+        return _Folds(X, y, folds, template, owner, target_name)
+
+    def _fit_cost(self, facts):
         # Charged once, before any value is read: the folds are disjoint.
-        cost = template.fit_cost()
+        return facts.template.fit_cost()
+
+    def _check_plan(self, facts, cost):
         # Private bounds, once on all the rows, then the folds at the rest
         # (§18.5): the rest is handed to every fold's release.
-        bound_parts, rest = folds.bound_parts(cost)
+        bound_parts, rest = facts.folds.bound_parts(cost)
         if bound_parts:
-            check_handed_down(type(owner).__name__, rest)
-        charge(
-            template.accountant,
-            cost,
-            owner,
-            release=describe(template),
-            composition="parallel over disjoint folds",
-        )
-        template.set_params(accountant=None)
-        for stale in ("X_norm_bound_", "y_bound_"):
-            self.__dict__.pop(stale, None)  # from an earlier fit
-        names = getattr(self, "feature_names_in_", None)
+            check_handed_down(type(facts.owner).__name__, rest)
+
+    def _accountant(self, facts):
+        return facts.template.accountant
+
+    def _owner(self, facts):
+        return facts.owner
+
+    def _charge_details(self, facts):
+        return {
+            "release": describe(facts.template),
+            "composition": "parallel over disjoint folds",
+        }
+
+    def _generator(self, facts):
+        """(the bounds' generator or None, the seed of the split and the
+        folds): the bounds draw from a stream of their own; with an int seed
+        the split and the folds get a seed drawn from it (§13.4)."""
+        if facts.folds.bound_parts(facts.template.fit_cost())[0]:
+            return bounds_generator(self.random_state, facts.template.noise)
+        return None, self.random_state
+
+    def _open(self, facts, cost, rng):
+        facts.template.set_params(accountant=None)
+        X = facts.X
         if is_dask_array(X):
             # Its blocks are read here, after the charge (§13.1).
             X = compute_array(X)
-        # ``seed`` seeds the split and the folds' own seeds.
-        seed = self.random_state
+        return facts._replace(X=X, cost=cost)
+
+    def _choose_bounds(self, data, cost, rng):
+        bound_parts, rest = data.folds.bound_parts(cost)
         chosen = {}
         if bound_parts:
-            # The bounds draw from a stream of their own; with an int seed the
-            # split and the folds get a seed drawn from it (§13.4).
-            rng, seed = bounds_generator(self.random_state, template.noise)
-            template.set_params(**budget_parameters(rest))
-            chosen = folds.choose_bounds(X, y, bound_parts, rng, template.nonfinite)
+            data.template.set_params(**budget_parameters(rest))
+            chosen = data.folds.choose_bounds(
+                data.X, data.y, bound_parts, rng[0], data.template.nonfinite
+            )
         self.X_norm_bound_ = chosen.get("X_norm_bound_", self.X_norm_bound)
-        if y is not None:
+        if data.y is not None:
             self.y_bound_ = chosen.get("y_bound_", self.y_bound)
-        rows, publish = folds.rows(X, y, template, names, target_name)
-        releases, estimator = release_folds(template, rows, self.n_folds, seed, publish)
+        return data, bound_parts, rest
+
+    def _release(self, data, budget, rng):
+        names = getattr(self, "feature_names_in_", None)
+        rows, publish = data.folds.rows(
+            data.X, data.y, data.template, names, data.target_name
+        )
+        releases, estimator = release_folds(
+            data.template, rows, self.n_folds, rng[1], publish
+        )
         # The bounds' parts once (sequential), then every fold's release
-        # spends the same split, in parallel (disjoint rows). Checked before
-        # anything is stored: an overspent release is never kept.
-        parts = (*bound_parts, *estimator.privacy_parts_)
-        check_within(compose_parts(parts), cost)
+        # spends the same split, in parallel (disjoint rows).
+        return Release(None, estimator.privacy_parts_, extras={"releases": releases})
+
+    def _store(self, release, data, budget):
+        releases = release.extras["releases"]
         self.fold_releases_ = releases
         self.tokens_ = np.empty(len(releases), dtype=object)
         self.tokens_[:] = releases
         self.release_ = CovarianceRelease.pooled(
             releases,
-            privacy_spent=cost,
+            privacy_spent=data.cost,
             source=f"{self.n_folds} disjoint fold releases by {releases[0].source}",
         )
-        self.privacy_spent_ = cost
-        self.privacy_parts_ = parts
-        return self

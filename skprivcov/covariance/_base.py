@@ -20,37 +20,37 @@ from skprivcov._fit import (
     PROJECTION,
     RELEASE_NORM_BOUND,
     RELEASE_SEED,
-    fill_shared_docs,
-)
-from skprivcov.base import (
-    ClippedData,
-    Release,
-    ReleasedCovarianceMixin,
     auto_norm_bound,
     bound_quantile,
     bound_range,
     eigenvalue_floor,
     estimator_budget,
+    fill_shared_docs,
     is_private_bound,
+)
+from skprivcov.base import (
+    ClippedData,
+    PrivateFitMixin,
+    Release,
+    ReleasedCovarianceMixin,
 )
 from skprivcov.mechanisms import (
     project_psd,
     project_psd_trace_ball,
     split_budget,
 )
-from skprivcov.mechanisms.noise import release_generator
 from skprivcov.privacy import (
     PrivacyAccountant,
     PrivacyCost,
-    check_within,
-    compose_parts,
 )
 
 __all__ = ["BasePrivateCovariance"]
 
 
 @fill_shared_docs
-class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=ABCMeta):
+class BasePrivateCovariance(
+    PrivateFitMixin, ReleasedCovarianceMixin, BaseEstimator, metaclass=ABCMeta
+):
     """Base class of the estimators that release a noisy second moment.
 
     A subclass implements the one hook :meth:`_release` (most call
@@ -225,35 +225,37 @@ class BasePrivateCovariance(ReleasedCovarianceMixin, BaseEstimator, metaclass=AB
         self : object
             The fitted estimator.
         """
-        budget = self._resolve_budget()
+        return self._fit_privately(X)
+
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin).
+
+    def _check_public(self, X, y):
         X = self._validate_input(X)
         self._check_parameters(X)
-        self._charge(budget)
-        X = as_numeric(X)
-        rng = release_generator(self.random_state, noise=self.noise)
-        data = ClippedData(
-            X, augmented=not self.assume_centered, nonfinite=self.nonfinite
-        )
-        bound_parts, release_budget = self._choose_norm_bound(data, budget, rng)
-        release = self._release(data, release_budget, rng)
-        parts = (*bound_parts, *release.parts)
-        # Checked before anything is stored: an overspent release is never kept.
-        check_within(compose_parts(parts), budget)
+        return X
 
+    def _fit_cost(self, facts):
+        return self._resolve_budget()
+
+    def _open(self, X, cost, rng):
+        return ClippedData(
+            as_numeric(X), augmented=not self.assume_centered, nonfinite=self.nonfinite
+        )
+
+    def _choose_bounds(self, data, cost, rng):
+        return (data, *self._choose_norm_bound(data, cost, rng))
+
+    def _store(self, release, data, budget):
         # Post-processing of the release only; back to the scale of the data.
         covariance, location = self._post_process(release.matrix)
         scale = release.scale**2
         self._set_release(covariance * scale, location * release.scale)
         # The noise level of what the release spent (without the bound's part).
         self.eigenvalue_floor_ = scale * eigenvalue_floor(
-            X.shape[0], X.shape[1], release_budget
+            data.n_samples, self.n_features_in_, budget
         )
         for name, value in (release.extras or {}).items():
             setattr(self, name, value)
-        # What the accountant recorded, and how the mechanism divided it.
-        self.privacy_spent_ = budget
-        self.privacy_parts_ = parts
-        return self
 
     def _choose_norm_bound(self, data, budget, rng):
         """Set ``norm_bound_``; return (the parts spent on it, what is left

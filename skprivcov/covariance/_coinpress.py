@@ -4,7 +4,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skprivcov._data import (
@@ -26,8 +25,7 @@ from skprivcov._fit import (
 from skprivcov.base import Release
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import CoinPressPasses, coinpress
-from skprivcov.mechanisms.noise import release_generator
-from skprivcov.privacy import PrivacyAccountant, check_within, compose_parts
+from skprivcov.privacy import PrivacyAccountant
 
 __all__ = ["CoinPressCovariance"]
 
@@ -385,30 +383,11 @@ class CoinPressCovariance(BasePrivateCovariance):
         extras = {"location_": location, "norm_bound_": bound, "floor": floor}
         return Release(covariance, parts, 1.0, extras)
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Release a private mean and covariance of X.
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin) that
+    # differ from the covariance estimators': the rows held densely, no
+    # private norm bound before the mechanism (it finds its own scales).
 
-        The order of every fit (docs/algorithms.rst §13.2): public checks,
-        the charge, then the values.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, \
-                n_features)
-            Training data (held densely in memory for the passes).
-        y : Ignored
-            Not used, present for API consistency by convention.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        budget = self._resolve_budget()
-        X = self._validate_input(X)
-        self._check_parameters(X)
-        self._charge(budget)
+    def _open(self, X, cost, rng):
         X = _dense(as_numeric(X))
         if self.nonfinite == "zero":
             # The public per-row rule on the rows as given (§13.2): a row with
@@ -417,13 +396,13 @@ class CoinPressCovariance(BasePrivateCovariance):
             if bad.any():
                 X = X.copy()
                 X[bad] = 0.0
-        rng = release_generator(self.random_state, noise=self.noise)
-        release = self._release(X, budget, rng)
-        check_within(compose_parts(release.parts), budget)
+        return X
+
+    def _choose_bounds(self, data, cost, rng):
+        return data, (), cost
+
+    def _store(self, release, data, budget):
         extras = dict(release.extras)
         self._set_release(release.matrix, extras["location_"])
         self.norm_bound_ = extras["norm_bound_"]
         self.eigenvalue_floor_ = extras["floor"]
-        self.privacy_spent_ = budget
-        self.privacy_parts_ = release.parts
-        return self

@@ -9,8 +9,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._data import check_input
-from skprivcov._fit import RELEASE_SEED, fill_shared_docs
-from skprivcov.base import ReleasedCovarianceMixin, floored_inverse
+from skprivcov._fit import RELEASE_SEED, fill_shared_docs, floored_inverse
+from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.covariance._consumer import ReleaseConsumerMixin
 from skprivcov.covariance._release import CovarianceRelease

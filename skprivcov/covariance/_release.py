@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from skprivcov.base import describe
+from skprivcov._fit import describe
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["CovarianceRelease"]

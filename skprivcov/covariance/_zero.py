@@ -3,14 +3,14 @@
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
-from skprivcov._fit import NORM_BOUND
-from skprivcov.base import ReleasedCovarianceMixin, eigenvalue_floor
+from skprivcov._fit import NORM_BOUND, eigenvalue_floor
+from skprivcov.base import PrivateFitMixin, Release, ReleasedCovarianceMixin
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 __all__ = ["ZeroCovariance"]
 
 
-class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
+class ZeroCovariance(PrivateFitMixin, ReleasedCovarianceMixin, BaseEstimator):
     """Releases the zero matrix, reading nothing but the shape of X.
 
     The trace-sensitive baseline of DLY22: when the trace of the data is tiny,
@@ -115,12 +115,31 @@ class ZeroCovariance(ReleasedCovarianceMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        n_samples, n_features = self._validate_input(X).shape
-        self._charge(PrivacyCost.zero())
-        self._set_release(np.zeros((n_features, n_features)), np.zeros(n_features))
+        return self._fit_privately(X)
+
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin): a free
+    # release, whose values are never read.
+
+    def _check_public(self, X, y):
+        return self._validate_input(X).shape
+
+    def _fit_cost(self, facts):
+        return PrivacyCost.zero()
+
+    def _generator(self, facts):
+        return None  # nothing is drawn
+
+    def _open(self, shape, cost, rng):
+        return shape
+
+    def _release(self, shape, budget, rng):
+        n_features = shape[1]
+        return Release(np.zeros((n_features, n_features)), (), self.norm_bound)
+
+    def _store(self, release, shape, budget):
+        n_samples, n_features = shape
+        self._set_release(release.matrix, np.zeros(n_features))
         self.eigenvalue_floor_ = self.norm_bound**2 * eigenvalue_floor(
             n_samples, n_features, PrivacyCost.zero()
         )
-        self.privacy_spent_ = PrivacyCost.zero()
-        self.privacy_parts_ = ()
         return self

@@ -21,13 +21,12 @@ from skprivcov._data import (
     check_input,
     class_grams,
 )
-from skprivcov._fit import fill_shared_docs
+from skprivcov._fit import eigenvalue_floor, fill_shared_docs, floored_inverse
 from skprivcov._models import (
     BasePrivateClassifier,
     class_estimates,
     release_blocks,
 )
-from skprivcov.base import eigenvalue_floor, floored_inverse
 from skprivcov.mechanisms import (
     noise_level,
     per_class_sums_l1_sensitivity,

@@ -24,7 +24,6 @@ from skprivcov._fit import (
     PROJECTION,
     RELEASE_SEED,
 )
-from skprivcov.base import charge, describe
 from skprivcov.covariance import BasePrivateCovariance, GaussianCovariance
 from skprivcov.linear_model._rows import (
     ROW_NORM_BOUND,
@@ -101,20 +100,12 @@ class BasePrivateRidge(RegressorMixin, BaseEstimator):
 
     def _planned_charges(self):
         """The charges one fit makes: none from a given release, else the
-        release(s) it makes, charged once (``_charge``; see
+        release(s) it makes, charged once by the fit template (see
         ``skprivcov.model_selection.planned_charges``)."""
         if getattr(self, "covariance", None) is not None:
             return []
         template = self._release_estimator()
         return [(template.accountant, template.fit_cost())]
-
-    def _charge(self, template, **details):
-        """Spend what the release(s) will cost, once, before any value of
-        (X, y) is read; the fits themselves then run without the accountant.
-        Returns the cost and the template, detached from the accountant."""
-        cost = template.fit_cost()
-        charge(template.accountant, cost, self, release=describe(template), **details)
-        return cost, template.set_params(accountant=None)
 
     def _bounded_rows(self, X, y):
         """The bounded rows [x, y'], values converted after the charge."""

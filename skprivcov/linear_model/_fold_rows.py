@@ -3,7 +3,7 @@ releases of :class:`~skprivcov.model_selection.FoldReleases` (with ``y``) and
 of PrivateRidgeCV (docs/algorithms.rst §14, §18.5).
 
 The procedure itself is
-``skprivcov._models._fold_releases.BaseFoldReleases._release``; this is its
+``skprivcov._models._fold_releases.BaseFoldReleases._release_folds``; this is its
 supervised strategy, kept with the rows it bounds.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["SupervisedFolds"]
 class SupervisedFolds:
     """The folds of [x, y'], released as PrivateRidge releases its rows.
 
-    The strategy protocol of ``BaseFoldReleases._release`` (see
+    The strategy protocol of ``BaseFoldReleases._release_folds`` (see
     ``skprivcov._models._fold_releases.UnsupervisedFolds``).
     """
 

@@ -2,6 +2,7 @@
 
 import math
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -10,11 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from skprivcov._data import as_numeric, compute_array, is_dask_array, refuse_nonfinite
-from skprivcov.base import (
-    ReleasedCovarianceMixin,
-    budget_parameters,
-    check_handed_down,
-)
+from skprivcov._fit import budget_parameters, check_handed_down, describe
+from skprivcov.base import PrivateFitMixin, Release, ReleasedCovarianceMixin
 from skprivcov.covariance import CovarianceRelease
 from skprivcov.linear_model._adassp import (
     SMALLEST_EIGENVALUE_SHARE,
@@ -35,7 +33,7 @@ from skprivcov.linear_model._private_bounds import (
 from skprivcov.linear_model._rows import feature_map, penalty_scales, target_map
 from skprivcov.linear_model._solve import fit_ridge_path, heldout_losses
 from skprivcov.mechanisms.noise import bounds_generator, release_generator
-from skprivcov.privacy import BudgetPart, PrivacyCost, check_within, compose_parts
+from skprivcov.privacy import BudgetPart, PrivacyCost
 
 __all__ = ["PrivateRidge"]
 
@@ -62,7 +60,18 @@ def _column_index(release, column, role):
     return int(column) % n_columns
 
 
-class PrivateRidge(BasePrivateRidge):
+class _Rows(NamedTuple):
+    """What PrivateRidge's hooks pass on: the rows and targets, the detached
+    covariance estimator of the release, the target's name, the route."""
+
+    X: object
+    y: object
+    estimator: object
+    target_name: str
+    route: str | None = None
+
+
+class PrivateRidge(PrivateFitMixin, BasePrivateRidge):
     """Ridge regression fit from a released (private) second moment.
 
     With ``covariance`` given, ``fit`` reads no data values: the coefficients
@@ -374,6 +383,15 @@ default=None
         """
         if self.covariance is not None:
             return self._fit_from_release(X)
+        return self._fit_privately(X, y)
+
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin). Three
+    # routes, chosen by a public rule of n, d, the budget and the parameters
+    # (:meth:`_route`): the private mean of y ("mean", §18.5), rounds or
+    # AdaSSP's smallest eigenvalue beside one release of the feature rows
+    # ("penalty", §16), or one release of the bounded rows [x, y] ("release").
+
+    def _check_public(self, X, y):
         if self.target is not None or self.features is not None:
             raise ValueError(
                 "target and features select columns of a given release; without "
@@ -381,35 +399,84 @@ default=None
             )
         target_name = str(getattr(y, "name", None) or "y")
         X, y = self._validate_training_data(X, y)
-        template = self._release_estimator()
-        check_handed_down(
-            type(self).__name__, *self._handed_down(X.shape, template.fit_cost())
-        )
-        cost, estimator = self._charge(template)
-        for stale in ("X_norm_bound_", "y_bound_", "estimator_", "release_"):
-            self.__dict__.pop(stale, None)  # from an earlier fit
-        # Dask blocks are read here, after the charge (§13.1).
-        rows = compute_array(X) if is_dask_array(X) else X
-        if self._predicts_the_mean(X.shape, cost):
-            return self._fit_mean(as_numeric(rows), as_numeric(y, "y"), cost, estimator)
+        return _Rows(X, y, self._release_estimator(), target_name)
+
+    def _fit_cost(self, rows):
+        return rows.estimator.fit_cost()
+
+    def _check_plan(self, rows, cost):
+        check_handed_down(type(self).__name__, *self._handed_down(rows.X.shape, cost))
+
+    def _accountant(self, rows):
+        return rows.estimator.accountant
+
+    def _charge_details(self, rows):
+        return {"release": describe(rows.estimator)}
+
+    def _route(self, shape, cost):
+        """The route of the fit: a public rule (see the class's Notes)."""
+        if self._predicts_the_mean(shape, cost):
+            return "mean"
+        _, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
+        if n_rounds(self.boosting_rounds, rest.notion) or self.alpha == "adassp":
+            return "penalty"
+        return "release"
+
+    def _generator(self, rows):
+        """(the generator of the bounds' and the rounds' draws, the release's
+        own seed): the same seed as the user gave PrivateRidge (None: fresh
+        entropy) for a lone release; with private bounds or rounds before it,
+        a stream of their own and a seed drawn from it (§13.4)."""
+        cost = rows.estimator.fit_cost()
+        route = self._route(rows.X.shape, cost)
+        noise = rows.estimator.noise
+        if route == "mean":
+            return release_generator(self.random_state, noise=noise), None
+        bound_parts, _ = release_budget(cost, self.X_norm_bound, self.y_bound)
+        if route == "penalty" or bound_parts:
+            return bounds_generator(self.random_state, noise)
+        return None, self.random_state
+
+    def _open(self, rows, cost, rng):
+        # The release runs detached: its cost was charged once, above.
+        rows.estimator.set_params(accountant=None)
+        X = rows.X
+        if is_dask_array(X):
+            # Dask blocks are read here, after the charge (§13.1).
+            X = compute_array(X)
+        return rows._replace(X=X, route=self._route(rows.X.shape, cost))
+
+    def _choose_bounds(self, rows, cost, rng):
+        """The private bounds at their parts (§18.5), published as
+        ``X_norm_bound_`` and ``y_bound_``; the rest for the release, on
+        the same rows. The private mean chooses its own box (its release)."""
+        if rows.route == "mean":
+            return rows, (), cost
         bound_parts, rest = release_budget(cost, self.X_norm_bound, self.y_bound)
-        rounds = n_rounds(self.boosting_rounds, rest.notion)
-        if rounds or self.alpha == "adassp":
-            return self._fit_private_penalty(
-                rows, y, cost, estimator, bound_parts, rest, target_name, rounds
-            )
-        # The same seed (None: fresh entropy) as the user gave PrivateRidge.
-        seed = self.random_state
         if bound_parts:
-            # Private bounds first, at their parts; the release at the rest,
-            # on the same rows (§18.5), from a stream of its own.
-            rng, seed = bounds_generator(self.random_state, estimator.noise)
-            estimator.set_params(**budget_parameters(rest))
-            self._choose_bounds(rows, y, bound_parts, estimator, rng)
-        estimator.set_params(random_state=seed)
-        estimator.fit(self._bounded_rows(rows, y))
-        release = self._release_of(estimator, X.shape[0], target_name)
-        self.estimator_ = estimator
+            rows.estimator.set_params(**budget_parameters(rest))
+            self.X_norm_bound_, self.y_bound_ = choose_bounds(
+                as_numeric(rows.X),
+                as_numeric(rows.y, "y"),
+                bound_parts,
+                self.X_norm_bound,
+                self.y_bound,
+                nonfinite=rows.estimator.nonfinite,
+                rng=rng[0],
+                centred=self.fit_intercept,
+            )
+        return rows, bound_parts, rest
+
+    def _release(self, rows, budget, rng):
+        if rows.route == "mean":
+            return self._fit_mean(rows, budget, rng[0])
+        if rows.route == "penalty":
+            return self._fit_private_penalty(rows, budget, rng)
+        estimator = rows.estimator
+        estimator.set_params(random_state=rng[1])
+        estimator.fit(self._bounded_rows(rows.X, rows.y))
+        n_samples, n_features = rows.X.shape
+        release = self._release_of(estimator, n_samples, rows.target_name)
         # The release states the noise level of its feature block in the units
         # of X (the bounded rows carry x/B_x: B_x² times the estimator's, §16),
         # so a model refit from ``release_`` chooses the same alpha="auto"
@@ -417,18 +484,18 @@ default=None
         # box's units: see ``alpha_``). The target is the last column.
         self._set_model(
             release,
-            list(range(X.shape[1])),
-            X.shape[1],
-            X.shape[1],
+            list(range(n_features)),
+            n_features,
+            n_features,
             release.noise_level,
             penalty_scales(self._fitted_bounds()[0]),
         )
-        parts = (*bound_parts, *estimator.privacy_parts_)
-        check_within(compose_parts(parts), cost)
-        self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
-        self.privacy_spent_ = cost if bound_parts else estimator.privacy_spent_
-        self.privacy_parts_ = parts
-        return self
+        self.estimator_ = estimator
+        return Release(None, estimator.privacy_parts_)
+
+    def _store(self, release, rows, budget):
+        if rows.route != "mean":
+            self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
 
     def _handed_down(self, shape, cost):
         """The budgets the fit will give its covariance estimator, from
@@ -446,32 +513,16 @@ default=None
             return (rest.scaled(1.0 - SMALLEST_EIGENVALUE_SHARE),)
         return (rest,) if bound_parts else ()
 
-    def _choose_bounds(self, rows, y, bound_parts, estimator, rng):
-        """The private bounds at their parts (§18.5), published as
-        ``X_norm_bound_`` and ``y_bound_``."""
-        self.X_norm_bound_, self.y_bound_ = choose_bounds(
-            as_numeric(rows),
-            as_numeric(y, "y"),
-            bound_parts,
-            self.X_norm_bound,
-            self.y_bound,
-            nonfinite=estimator.nonfinite,
-            rng=rng,
-            centred=self.fit_intercept,
-        )
-
-    def _fit_private_penalty(
-        self, rows, y, cost, estimator, bound_parts, rest, target_name, rounds
-    ):
+    def _fit_private_penalty(self, rows, rest, generator):
         """The fits that read the data beyond one release (after the charge,
         at the parts of ``rest``): ``alpha="adassp"`` (a private smallest
         eigenvalue, docs/algorithms.rst §16) and ``boosting_rounds`` (rounds
         on clipped residuals, §16). Both draw from the bounds' stream; the
-        release from a seed of its own (§13.4)."""
-        rng, seed = bounds_generator(self.random_state, estimator.noise)
-        if bound_parts:
-            self._choose_bounds(rows, y, bound_parts, estimator, rng)
-        bounded = self._bounded_rows(rows, y)
+        release from a seed of its own (§13.4). Returns their Release."""
+        rng, seed = generator
+        estimator, target_name = rows.estimator, rows.target_name
+        rounds = n_rounds(self.boosting_rounds, rest.notion)
+        bounded = self._bounded_rows(rows.X, rows.y)
         bounded = bounded.toarray() if sparse.issparse(bounded) else bounded
         # The estimator's rule for a row with a non-finite entry, applied once
         # for every statistic: refused (after the whole pass), or a row of
@@ -479,7 +530,7 @@ default=None
         bad = ~np.isfinite(bounded).all(axis=1)
         refuse_nonfinite(int(np.count_nonzero(bad)), estimator.nonfinite)
         bounded[bad] = 0.0
-        n_samples, n_features = rows.shape
+        n_samples, n_features = rows.X.shape
         features = bounded[:, :n_features]
         _, _, _, scales, bound = feature_map(self._fitted_bounds()[0])
         # z-units → the units of the model's penalty (§18.5): ℓ_data = F·ℓ_z.
@@ -512,7 +563,6 @@ default=None
             )
             self._set_boosted(theta, intercept, penalty * units / 2.0)
             parts = (
-                *bound_parts,
                 *estimator.privacy_parts_,
                 *((smallest_part,) if adassp else ()),
                 *round_parts,
@@ -543,13 +593,9 @@ default=None
                 penalty_scales(self._fitted_bounds()[0]),
                 alpha=alpha,
             )
-            parts = (*bound_parts, *estimator.privacy_parts_, smallest_part)
-        check_within(compose_parts(parts), cost)
+            parts = (*estimator.privacy_parts_, smallest_part)
         self.estimator_ = estimator
-        self.X_norm_bound_, self.y_bound_ = self._fitted_bounds()
-        self.privacy_spent_ = cost
-        self.privacy_parts_ = parts
-        return self
+        return Release(None, parts)
 
     def _set_boosted(self, theta, intercept, alpha):
         """coef_ and intercept_ in the units of (X, y) from (θ, b) in those of
@@ -583,30 +629,28 @@ default=None
             and not feature_box_affordable(n_samples, n_features, cost)
         )
 
-    def _fit_mean(self, X, y, cost, estimator):
+    def _fit_mean(self, rows, cost, rng):
         """The fallback of §18.5: the whole budget on a private mean of the
         target (its box, then its noisy mean), predicted for every row: the
         ridge model of infinite penalty (coef_ = 0). Of X only which rows are
-        finite is read (the estimator's ``nonfinite`` rule, after the charge)."""
+        finite is read (the estimator's ``nonfinite`` rule, after the charge).
+        Returns its Release."""
+        X, y = as_numeric(rows.X), as_numeric(rows.y, "y")
         parts = mean_budget(cost, self.y_bound)
-        check_within(compose_parts(parts), cost)
-        rng = release_generator(self.random_state, noise=estimator.noise)
         y_bound, mean = private_target_mean(
             y,
             parts,
             self.y_bound,
             rng=rng,
             finite=finite_rows(X, y),
-            nonfinite=estimator.nonfinite,
+            nonfinite=rows.estimator.nonfinite,
         )
         self.alpha_ = math.inf
         self.coef_ = np.zeros(self.n_features_in_)
         self.intercept_ = mean
         self.X_norm_bound_ = None
         self.y_bound_ = y_bound
-        self.privacy_spent_ = cost
-        self.privacy_parts_ = parts
-        return self
+        return Release(None, parts)
 
     def _fit_from_release(self, X):
         if self.boosting_rounds not in (0, "auto") or self.alpha == "adassp":

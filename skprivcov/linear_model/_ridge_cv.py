@@ -237,7 +237,9 @@ class PrivateRidgeCV(BasePrivateRidge):
             y_bound=self.y_bound,
             assume_centered=not self.fit_intercept,
             random_state=self.random_state,
-        )._release(X, y, owner=self, strategy=SupervisedFolds, target_name=target_name)
+        )._release_folds(
+            X, y, owner=self, strategy=SupervisedFolds, target_name=target_name
+        )
         fold_releases = folds.fold_releases_
         # With a box per feature, every candidate is penalised in its units
         # (§18.5); None for one row-norm bound.

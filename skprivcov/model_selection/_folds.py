@@ -262,7 +262,7 @@ class FoldReleases(BaseFoldReleases):
             The fitted fold releases.
         """
         strategy = UnsupervisedFolds if y is None else PrivateRidge._fold_strategy
-        return self._release(X, y, owner=self, strategy=strategy)
+        return self._release_folds(X, y, owner=self, strategy=strategy)
 
     def split(self, X=None, y=None, groups=None):
         """Leave-one-fold-out (train, test) indices over the fold tokens.

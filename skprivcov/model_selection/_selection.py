@@ -4,6 +4,7 @@ import math
 import warnings
 from fractions import Fraction
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
@@ -21,6 +22,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from skprivcov._data import check_public, is_dask_array
 from skprivcov._fit import NOISE
+from skprivcov.base import PrivateFitMixin, Release
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.mechanisms.noise import SEED_LIMIT, noisy_scalar, release_generator
 from skprivcov.model_selection._cost import _estimators_among, planned_charges
@@ -30,6 +32,7 @@ from skprivcov.model_selection._private_scores import (
 )
 from skprivcov.model_selection._probe import check_public_facts
 from skprivcov.privacy import (
+    BudgetPart,
     PrivacyAccountant,
     PrivacyCost,
     SelectionProfile,
@@ -231,7 +234,27 @@ def _delegate(method):
     return check
 
 
-class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
+# The one part of a search: the selection, charged once (§14, §22).
+SELECTION_STEP = "private selection"
+
+
+class _Search(NamedTuple):
+    """What the search's hooks pass on."""
+
+    X: object
+    y: object
+    settings: list
+    models: list
+    run_costs: list
+    score_cost: object
+    total: object
+    gamma: float
+    fraction: float | None
+    n_heldout: int
+    split: tuple | None = None
+
+
+class PrivateRandomSearch(PrivateFitMixin, MetaEstimatorMixin, BaseEstimator):
     """Private selection among candidate settings by random stopping.
 
     Each run draws one candidate at random from ``param_grid``, fits it
@@ -543,14 +566,18 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         self : object
             The fitted search.
         """
+        return self._fit_privately(X, y)
+
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin): the
+    # whole selection is one charge (§14, §22), its runs read the values.
+
+    def _check_public(self, X, y):
         settings, models, costs = self._candidates()
         gamma = self._gamma(len(settings))
         run_costs, score_cost = self._run_costs(costs)
         total = selection_cost(
             run_costs, eta=self.eta, gamma=gamma, stopping=self.stopping
         )
-        law = stopping_law(self.eta, gamma, self.stopping)
-        scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
         fraction = self._heldout_fraction()
         # The public facts of X (container, shape, dtype kind), before the
         # charge; the candidates read the values afterwards.
@@ -572,30 +599,55 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         n_training = n_samples if fraction is None else n_samples - n_heldout
         for model in models:
             check_public_facts(model, X, y, n_training)
-        if self.accountant is not None:
-            self.accountant.spend(
-                total,
-                source=type(self).__name__,
-                details={
-                    "candidates": len(settings),
-                    "eta": float(self.eta),
-                    "gamma": gamma,
-                    "stopping": self.stopping,
-                    "validation_fraction": fraction,
-                    "score_fraction": None if fraction else float(self.score_fraction),
-                },
-            )
-        rng = release_generator(self.random_state, noise=self.noise)
-        if fraction is None:
-            X_train, X_heldout, y_train, y_heldout = X, X, y, y
-        else:
-            order = rng.permutation(n_samples)
-            heldout, training = order[:n_heldout], order[n_heldout:]
-            X_train = _safe_indexing(X, training)
-            X_heldout = _safe_indexing(X, heldout)
-            y_train = None if y is None else _safe_indexing(y, training)
-            y_heldout = None if y is None else _safe_indexing(y, heldout)
+        return _Search(
+            X,
+            y,
+            settings,
+            models,
+            run_costs,
+            score_cost,
+            total,
+            gamma,
+            fraction,
+            n_heldout,
+        )
 
+    def _fit_cost(self, search):
+        return search.total
+
+    def _charge_details(self, search):
+        return {
+            "candidates": len(search.settings),
+            "eta": float(self.eta),
+            "gamma": search.gamma,
+            "stopping": self.stopping,
+            "validation_fraction": search.fraction,
+            "score_fraction": None if search.fraction else float(self.score_fraction),
+        }
+
+    def _open(self, search, cost, rng):
+        """The split of the rows into training and held-out ones (a
+        permutation drawn first from the search's generator)."""
+        X, y = search.X, search.y
+        if search.fraction is None:
+            return search._replace(split=(X, X, y, y))
+        order = rng.permutation(X.shape[0] if hasattr(X, "shape") else len(X))
+        heldout, training = order[: search.n_heldout], order[search.n_heldout :]
+        split = (
+            _safe_indexing(X, training),
+            _safe_indexing(X, heldout),
+            None if y is None else _safe_indexing(y, training),
+            None if y is None else _safe_indexing(y, heldout),
+        )
+        return search._replace(split=split)
+
+    def _release(self, search, budget, rng):
+        """The runs: K ~ the stopping law, each a random candidate fit on the
+        training rows and scored privately on the held-out ones; the best."""
+        X_train, X_heldout, y_train, y_heldout = search.split
+        law = stopping_law(self.eta, search.gamma, self.stopping)
+        scoring = CovarianceErrorScore() if self.scoring is None else self.scoring
+        settings, models = search.settings, search.models
         best = None
         # In silence, whatever a run does: the number of warnings would tell
         # how many runs there were (§14), and a warning may depend on a value.
@@ -611,7 +663,10 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
                     else release_generator(None, noise=self.noise)
                 )
                 score = _noisy_score(
-                    score, noise_rng, scoring.sensitivity(model, n_heldout), score_cost
+                    score,
+                    noise_rng,
+                    scoring.sensitivity(model, search.n_heldout),
+                    search.score_cost,
                 )
                 if best is None or score > best[0]:
                     best = (score, index, model)
@@ -620,15 +675,16 @@ class PrivateRandomSearch(MetaEstimatorMixin, BaseEstimator):
         # The winning run's seeds are not published: with them and the
         # search's own seed, anyone could replay its noise and its index.
         model.set_params(**dict.fromkeys(_seed_parameters(model)))
-        self.best_estimator_ = model
-        self.best_params_ = settings[index]
-        self.best_score_ = float(score)
-        self.candidates_ = settings
-        self.run_cost_ = _largest(run_costs)
-        self.privacy_spent_ = total
-        self.expected_runs_ = law.expected()
-        self.gamma_ = gamma
-        return self
+        extras = {
+            "best_estimator_": model,
+            "best_params_": settings[index],
+            "best_score_": float(score),
+            "candidates_": settings,
+            "run_cost_": _largest(search.run_costs),
+            "expected_runs_": law.expected(),
+            "gamma_": search.gamma,
+        }
+        return Release(None, (BudgetPart(SELECTION_STEP, search.total),), extras=extras)
 
     @available_if(_delegate("predict"))
     def predict(self, X):

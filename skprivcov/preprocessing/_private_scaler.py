@@ -30,17 +30,21 @@ from skprivcov._data import (
     is_spark_dataframe,
     spark_refusal,
 )
-from skprivcov._fit import BUDGET, DELTA, NOISE, NONFINITE, RELEASE_SEED
-from skprivcov.base import charge, estimator_budget
+from skprivcov._fit import (
+    BUDGET,
+    DELTA,
+    NOISE,
+    NONFINITE,
+    RELEASE_SEED,
+    estimator_budget,
+)
+from skprivcov.base import PrivateFitMixin, Release
 from skprivcov.mechanisms import NORM_RANGE, private_box, quantile_epsilon, signed_grid
-from skprivcov.mechanisms.noise import release_generator
 from skprivcov.preprocessing._base import _nonfinite_rows_as_nan
 from skprivcov.privacy import (
     BudgetPart,
     PrivacyAccountant,
     PrivacyCost,
-    check_within,
-    compose_parts,
 )
 
 __all__ = ["PrivateFeatureScaler"]
@@ -49,7 +53,9 @@ __all__ = ["PrivateFeatureScaler"]
 QUANTILE_STEP = "feature quantiles"
 
 
-class PrivateFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class PrivateFeatureScaler(
+    PrivateFitMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
     """Scale each feature into [−1, 1] by a private box, inside a budget.
 
     ``fit`` spends its own budget (it charges ``accountant`` and records
@@ -277,7 +283,11 @@ n_features)
         self : object
             The fitted transformer.
         """
-        budget = self.fit_cost()
+        return self._fit_privately(X)
+
+    # The hooks of the fit template (skprivcov.base.PrivateFitMixin).
+
+    def _check_public(self, X, y):
         X = check_public(
             self,
             X,
@@ -286,27 +296,26 @@ n_features)
             ensure_min_features=1,
             accept_spark=self._spark_input,
         )
-        q_low, q_high, grid = self._check_public_parameters()
-        n_samples, n_features = X.shape
-        parts = (BudgetPart(QUANTILE_STEP, budget),)
-        check_within(compose_parts(parts), budget)
-        charge(self.accountant, budget, self)
+        return X, *self._check_public_parameters()
+
+    def _open(self, facts, cost, rng):
+        X, q_low, q_high, grid = facts
         X = as_numeric(X)
         counts = feature_counts(X, grid, nonfinite=self.nonfinite)
-        rng = release_generator(self.random_state, noise=self.noise)
+        return X.shape, counts, (q_low, q_high), grid
+
+    def _release(self, data, budget, rng):
+        (n_samples, n_features), counts, quantiles, grid = data
         # 2d quantiles on the same rows compose (§18.1): each gets 1/(2d).
         epsilon = quantile_epsilon(budget.scaled(1.0 / (2 * n_features)))
         lower = np.empty(n_features)
         upper = np.empty(n_features)
         for j in range(n_features):
             lower[j], upper[j] = private_box(
-                counts[j], grid, (q_low, q_high), n_samples, epsilon, rng
+                counts[j], grid, quantiles, n_samples, epsilon, rng
             )
-        self.lower_ = lower
-        self.upper_ = upper
-        self.privacy_spent_ = budget
-        self.privacy_parts_ = parts
-        return self
+        parts = (BudgetPart(QUANTILE_STEP, budget),)
+        return Release(None, parts, extras={"lower_": lower, "upper_": upper})
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then map X: the training rows, as a pipeline's fit passes them on.

@@ -64,9 +64,10 @@ def compose_parts(parts):
 def check_within(spent, allowed):
     """Raise if ``spent`` is not within ``allowed``.
 
-    Within: the same notion, a parameter at most ``allowed``'s up to rounding, a
-    δ₀ of an approximate guarantee (§25) at most ``allowed``'s likewise, no
-    caveat that ``allowed`` lacks.
+    Within: the same notion, a parameter (for a Rényi curve, every order's
+    ε(λ)) at most ``allowed``'s up to rounding, a δ₀ of an approximate
+    guarantee (§25) at most ``allowed``'s likewise, no caveat that
+    ``allowed`` lacks.
 
     A mechanism that spends more than its budget is a bug, caught before any
     release is stored.
@@ -83,9 +84,18 @@ def check_within(spent, allowed):
     RuntimeError
         If ``spent`` exceeds ``allowed``.
     """
+    if spent.notion == allowed.notion == "renyi":
+        # Curves: order by order (§14).
+        over = any(
+            a > b * (1.0 + _ROUNDING)
+            for a, b in zip(spent.curve, allowed.curve, strict=True)
+        )
+    else:
+        over = spent.notion != allowed.notion or (
+            spent.parameter > allowed.parameter * (1.0 + _ROUNDING)
+        )
     if (
-        spent.notion != allowed.notion
-        or spent.parameter > allowed.parameter * (1.0 + _ROUNDING)
+        over
         or spent.approximate_delta > allowed.approximate_delta * (1.0 + _ROUNDING)
         or not set(spent.caveats) <= set(allowed.caveats)
     ):
