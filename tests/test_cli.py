@@ -573,7 +573,7 @@ def test_pca_reads_probes_as_rows_too(tmp_path, capsys):
 @pytest.mark.parametrize("where", [0, 2])
 def test_a_first_cell_starting_with_a_hash_keeps_its_row(tmp_path, where):
     """n is the number of lines whatever a cell holds: "#" is no comment."""
-    from skprivcov._cli._commands import _read_rows
+    from skprivcov._cli._csv import read_rows as _read_rows
 
     lines = list(_CLEAN)
     (tmp_path / "number.csv").write_bytes(b"\n".join(lines) + b"\n")
@@ -611,7 +611,7 @@ ROWS_OF_LINES = [
 
 def test_a_row_is_a_line(tmp_path):
     """The reading convention, case by case (ROWS_OF_LINES)."""
-    from skprivcov._cli._commands import _read_rows
+    from skprivcov._cli._csv import read_rows as _read_rows
 
     for content, skip, rows in ROWS_OF_LINES:
         (tmp_path / "rows.csv").write_bytes(content)
@@ -624,7 +624,7 @@ def test_reading_a_csv_is_a_total_function_of_its_bytes(tmp_path, monkeypatch):
     """After a clean first line, any bytes read without an error, one row per
     line (b"\\n"; a last line without one counts), also across the reader's
     blocks."""
-    import skprivcov._cli._commands as command
+    import skprivcov._cli._csv as command
 
     rng = np.random.default_rng(32)
     alphabet = [b"1", b".", b"e", b"-", b",", b",", b"\n", b"\r", b'"', b"#", b" ",
@@ -639,7 +639,7 @@ def test_reading_a_csv_is_a_total_function_of_its_bytes(tmp_path, monkeypatch):
         for skip in (False, True):
             if skip and lines == 0:
                 continue  # a header and no row: refused, a public fact
-            rows = command._read_rows(path, skip_header=skip)
+            rows = command.read_rows(path, skip_header=skip)
             assert rows.shape == (lines + (not skip), 3)
 
 

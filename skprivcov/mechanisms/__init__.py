@@ -50,6 +50,12 @@ from skprivcov.mechanisms._quantile import (
     quantile_rank_error,
     signed_grid,
 )
+from skprivcov.mechanisms._selection import (
+    draw_runs,
+    runs_pmf,
+    selection_cost,
+    stopping_law,
+)
 from skprivcov.mechanisms._sensitivity import (
     class_counts_sensitivity,
     class_squares_sensitivity,
@@ -97,6 +103,7 @@ __all__ = [
     "class_squares_sensitivity",
     "class_sums_sensitivity",
     "coinpress",
+    "draw_runs",
     "eigenvalue_error_bound",
     "eigenvalue_noise_scale",
     "eigenvalues_l1_sensitivity",
@@ -126,12 +133,15 @@ __all__ = [
     "quantile_epsilon",
     "quantile_rank_error",
     "radius_step_runs",
+    "runs_pmf",
     "sample_bingham",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
     "second_moment_nuclear_sensitivity",
+    "selection_cost",
     "separate_covariance",
     "signed_grid",
     "split_budget",
+    "stopping_law",
     "trace_sensitivity",
 ]

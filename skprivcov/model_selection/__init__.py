@@ -1,6 +1,11 @@
 """Model selection with a privacy budget: the cost of a search or a
-cross-validation before it starts, and searches refused up front."""
+cross-validation before it starts, and searches refused up front.
 
+The mathematics of private selection (the law of the number of runs, what a
+selection costs) lives with the mechanisms (``skprivcov.mechanisms``) and is
+exported here too, beside the search that uses it."""
+
+from skprivcov.mechanisms import draw_runs, runs_pmf, selection_cost, stopping_law
 from skprivcov.model_selection._cost import (
     SearchCost,
     check_budget,
@@ -22,13 +27,7 @@ from skprivcov.model_selection._search import (
     RandomizedSearchCV,
     cross_validate,
 )
-from skprivcov.model_selection._selection import (
-    PrivateRandomSearch,
-    draw_runs,
-    runs_pmf,
-    selection_cost,
-    stopping_law,
-)
+from skprivcov.model_selection._selection import PrivateRandomSearch
 from skprivcov.model_selection._spaces import default_search_space
 from skprivcov.model_selection._spent import pipeline_spent
 
