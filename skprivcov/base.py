@@ -20,7 +20,7 @@ This is the one module through which a package uses another's fit machinery
 """
 
 import copy
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from sklearn.covariance import empirical_covariance, log_likelihood
@@ -29,10 +29,17 @@ from sklearn.utils.validation import check_is_fitted
 from skprivcov._data import check_input, check_public
 from skprivcov._fit import ClippedData, floored_inverse, public_parameters
 from skprivcov.mechanisms.noise import release_generator
-from skprivcov.privacy import check_within, compose_parts
+from skprivcov.privacy import (
+    BudgetPart,
+    PrivacyAccountant,
+    PrivacyCost,
+    check_within,
+    compose_parts,
+)
 
 __all__ = [
     "ClippedData",
+    "FitHooks",
     "PrivateFitMixin",
     "Release",
     "ReleasedCovarianceMixin",
@@ -79,10 +86,10 @@ class Release(NamedTuple):
            [0. , 4.5]])
     """
 
-    matrix: Any
-    parts: tuple
+    matrix: np.ndarray | None
+    parts: tuple[BudgetPart, ...]
     scale: float = 1.0
-    extras: dict | None = None
+    extras: dict[str, Any] | None = None
 
 
 # Fitted state without scikit-learn's trailing underscore: caches and the
@@ -105,6 +112,53 @@ def _fitted_names(estimator):
             or (name.endswith("_") and not name.startswith("__"))
         )
     ]
+
+
+@runtime_checkable
+class FitHooks(Protocol):
+    """The hooks a family of private estimators writes, with their types.
+
+    :class:`PrivateFitMixin` calls them in its one order (its docstring says
+    when and what each may do); ``tests/test_fit_template.py`` checks that
+    every registered estimator's hooks take these parameters. ``facts`` and
+    ``data`` are the family's own (a named tuple of public facts; the rows
+    as its mechanism reads them: :class:`ClippedData` for the covariance
+    estimators); ``rest`` is the budget left for the release once the bounds
+    are paid for.
+
+    Examples
+    --------
+    >>> from skprivcov import GaussianCovariance
+    >>> from skprivcov.base import FitHooks
+    >>> isinstance(GaussianCovariance(), FitHooks)
+    True
+    """
+
+    def _check_public(self, X: Any, y: Any) -> Any: ...
+
+    def _fit_cost(self, facts: Any) -> PrivacyCost: ...
+
+    def _check_plan(self, facts: Any, cost: PrivacyCost) -> None: ...
+
+    def _accountant(self, facts: Any) -> PrivacyAccountant | None: ...
+
+    def _owner(self, facts: Any) -> Any: ...
+
+    def _charge_details(self, facts: Any) -> dict[str, Any]: ...
+
+    def _generator(self, facts: Any) -> np.random.Generator: ...
+
+    def _open(self, facts: Any, cost: PrivacyCost, rng: np.random.Generator) -> Any: ...
+
+    def _choose_bounds(
+        self, data: Any, cost: PrivacyCost, rng: np.random.Generator
+    ) -> tuple[Any, tuple[BudgetPart, ...], PrivacyCost]: ...
+
+    def _release(
+        self, data: Any, rest: PrivacyCost, rng: np.random.Generator
+    ) -> Release: ...
+
+    def _store(self, release: Release, data: Any, rest: PrivacyCost) -> None: ...
 
 
 class PrivateFitMixin:
@@ -202,35 +256,42 @@ class PrivateFitMixin:
         for name in _fitted_names(work):
             setattr(self, name, getattr(work, name))
 
-    # The hooks' defaults.
+    # The hooks' defaults (the types: FitHooks).
 
-    def _fit_cost(self, facts):
+    def _fit_cost(self, facts: Any) -> PrivacyCost:
         return self.fit_cost()
 
-    def _check_plan(self, facts, cost):
+    def _check_plan(self, facts: Any, cost: PrivacyCost) -> None:
         """Public rules of the plan, refused before the charge; none here."""
 
-    def _accountant(self, facts):
+    def _accountant(self, facts: Any) -> PrivacyAccountant | None:
         return self.accountant
 
-    def _owner(self, facts):
+    def _owner(self, facts: Any) -> Any:
         return self
 
-    def _charge_details(self, facts):
+    def _charge_details(self, facts: Any) -> dict[str, Any]:
         return {}
 
-    def _generator(self, facts):
+    def _generator(self, facts: Any) -> np.random.Generator:
         return release_generator(self.random_state, noise=self.noise)
 
-    def _choose_bounds(self, data, cost, rng):
+    def _choose_bounds(
+        self, data: Any, cost: PrivacyCost, rng: np.random.Generator
+    ) -> tuple[Any, tuple[BudgetPart, ...], PrivacyCost]:
         return data, (), cost
 
-    def _store(self, release, data, budget):
+    def _store(self, release: Release, data: Any, rest: PrivacyCost) -> None:
         for name, value in (release.extras or {}).items():
             setattr(self, name, value)
 
 
-def charge(accountant, cost, owner, **details):
+def charge(
+    accountant: PrivacyAccountant | None,
+    cost: PrivacyCost,
+    owner: Any,
+    **details: Any,
+) -> None:
     """Spend ``cost`` from ``accountant`` (if any): the one charge of a fit.
 
     It comes before any value of the data is read (docs/algorithms.rst §13.2).

@@ -20,6 +20,7 @@ from skprivcov._data._exact import FRACTION_BITS
 from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.utils import all_estimators, instances, registry
+from skprivcov.utils._test_common.instance_generator import expected_failed_checks
 
 # Rows are taken on the grid 2^−k (docs/algorithms.rst §19): an entry of a unit
 # second moment moves by at most 2·2^−k + 2^−31.
@@ -48,11 +49,6 @@ def _name(estimator):
     return type(estimator).__name__
 
 
-def _expected_failed_checks(estimator):
-    """The registry's expected failures of scikit-learn's checks, with reasons."""
-    return REGISTRY[_name(estimator)].failed_checks(estimator)
-
-
 def test_the_registry_holds_every_estimator():
     assert sorted(REGISTRY) == [name for name, _ in all_estimators()]
     for entry in REGISTRY.values():
@@ -60,12 +56,12 @@ def test_the_registry_holds_every_estimator():
         assert entry.variants["default"] == {}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@parametrize_with_checks(VARIANTS, expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(VARIANTS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_variants(estimator, check):
     check(estimator)
 
@@ -284,3 +280,26 @@ def test_the_api_reference_lists_every_public_class_and_function():
         and name not in listed
     }
     assert missing == set()
+
+
+def test_the_package_root_exports_the_covariance_face_and_the_accounting():
+    # The rule of docs/developers.rst, "Public surfaces": the root is the
+    # face of skprivcov.covariance, whole, and the accounting; every other
+    # estimator is imported from its subpackage.
+    covariance = importlib.import_module("skprivcov.covariance")
+    accounting = [
+        "BudgetExceededError",
+        "PrivacyAccountant",
+        "PrivacyCost",
+        "UnsupportedPrivacyNotionError",
+    ]
+    assert skprivcov.__all__ == [*covariance.__all__, *accounting, "__version__"]
+    for name in covariance.__all__:
+        assert getattr(skprivcov, name) is getattr(covariance, name), name
+    # Every registered covariance estimator is there.
+    estimators = {
+        name
+        for name, entry in REGISTRY.items()
+        if issubclass(entry.estimator, ReleasedCovarianceMixin)
+    }
+    assert estimators <= set(skprivcov.__all__)

@@ -14,6 +14,7 @@ checked → storage. Every family writes hooks. Checked two ways:
 """
 
 import ast
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import pytest
 from sklearn.base import BaseEstimator
 
 from skprivcov import GaussianCovariance, PrivacyAccountant, PrivacyCost
-from skprivcov.base import PrivateFitMixin, Release
+from skprivcov.base import FitHooks, PrivateFitMixin, Release
 from skprivcov.privacy import BudgetPart
 from skprivcov.utils import all_estimators
 
@@ -69,6 +70,43 @@ def test_every_estimator_that_charges_runs_the_template():
         estimator = cls()
         if "fit_cost" in vars(cls) or any("fit_cost" in vars(b) for b in cls.__mro__):
             assert isinstance(estimator, PrivateFitMixin), name
+
+
+def _hook_names():
+    return [
+        name
+        for name, member in vars(FitHooks).items()
+        if name.startswith("_") and not name.startswith("__") and callable(member)
+    ]
+
+
+def _parameters(function):
+    return [
+        (p.name, p.kind)
+        for p in inspect.signature(function).parameters.values()
+        if p.name != "self"
+    ]
+
+
+def test_every_template_estimator_implements_the_typed_hooks():
+    # The types a contributor implements (skprivcov.base.FitHooks): every
+    # hook of every estimator on the template takes as many parameters (a
+    # family may name them for what they hold: ``rows`` for ``data``), so a
+    # hook written with a wrong signature fails here, not in a user's fit.
+    assert len(_hook_names()) == 11
+    checked = 0
+    for name, cls in all_estimators():
+        if not issubclass(cls, PrivateFitMixin):
+            continue
+        assert isinstance(cls(), FitHooks), name
+        for hook in _hook_names():
+            expected = [n for n, _ in _parameters(getattr(FitHooks, hook))]
+            assert len(_parameters(getattr(cls, hook))) == len(expected), (
+                name,
+                hook,
+            )
+        checked += 1
+    assert checked >= 15
 
 
 class _Recorder(PrivateFitMixin, BaseEstimator):

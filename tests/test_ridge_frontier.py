@@ -34,7 +34,8 @@ from skprivcov.linear_model._rows import bounded_rows
 from skprivcov.mechanisms.noise import _hardened as _hardened
 from skprivcov.mechanisms.noise._record import recorded_noise
 from skprivcov.privacy import BudgetExceededError, compose_parts
-from skprivcov.utils import registry
+from skprivcov.utils._test_common.instance_generator import expected_failed_checks
+from skprivcov.utils._test_common.published import published
 
 N_SAMPLES, N_FEATURES = 400, 4
 N_DRAWS = 8192
@@ -306,7 +307,7 @@ def test_fitted_attributes_are_public_or_released():
     X, y = _data()
     model = PrivateRidge(boosting_rounds=3, random_state=0).fit(X, y)
     fitted = {name for name in vars(model) if name.endswith("_")}
-    allowed = set(registry()["PrivateRidge"].published) | {
+    allowed = set(published("PrivateRidge")) | {
         "privacy_spent_",
         "privacy_parts_",
         "n_features_in_",
@@ -331,9 +332,7 @@ def test_fitted_attributes_are_public_or_released():
             random_state=0,
         ),
     ],
-    expected_failed_checks=lambda est: (
-        registry()["PrivateRidge"].expected_failed_checks
-    ),
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

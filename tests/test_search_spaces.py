@@ -5,7 +5,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
-from skprivcov import GaussianCovariance, PrivacyAccountant, PrivateGaussianNB
+from skprivcov import GaussianCovariance, PrivacyAccountant
 from skprivcov.discriminant_analysis import PrivateLinearDiscriminantAnalysis
 from skprivcov.linear_model import PrivateRidge
 from skprivcov.model_selection import (
@@ -14,6 +14,7 @@ from skprivcov.model_selection import (
     default_search_space,
     planned_charges,
 )
+from skprivcov.naive_bayes import PrivateGaussianNB
 
 
 def _costs(estimator):

@@ -38,6 +38,8 @@ from skprivcov._data._spark import (
 from skprivcov._data._statistics import (
     NONFINITE_RULES,
     UNIT_BITS,
+    NormProfile,
+    SufficientStatistics,
     feature_counts,
     floored_unit_sum,
     norm_profile,
@@ -69,6 +71,8 @@ __all__ = [
     "UNIT_BITS",
     "ExactStatistic",
     "ExactTotal",
+    "NormProfile",
+    "SufficientStatistics",
     "as_numeric",
     "augment",
     "canonical_sparse",

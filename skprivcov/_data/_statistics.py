@@ -37,7 +37,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -652,8 +652,13 @@ def refuse_nonfinite(n_bad, nonfinite):
 
 
 def unit_ball_statistics(
-    X, norm_bound, *, with_mean=False, nonfinite="raise", chunk_rows=None
-):
+    X: Any,
+    norm_bound: float,
+    *,
+    with_mean: bool = False,
+    nonfinite: str = "raise",
+    chunk_rows: int | None = None,
+) -> "SufficientStatistics":
     """Second moment (and mean) of the rows of X brought into the unit ball.
 
     Parameters
@@ -789,7 +794,13 @@ def _profile_sums(X, norm_bound, chunk_rows, threads=1):
     return counts, high, low, n_bad
 
 
-def norm_profile(X, norm_bound, *, nonfinite="raise", chunk_rows=None):
+def norm_profile(
+    X: Any,
+    norm_bound: float,
+    *,
+    nonfinite: str = "raise",
+    chunk_rows: int | None = None,
+) -> "NormProfile":
     """Histogram of the exponents of the unit-ball row norms, min(‖x‖/B, 1).
 
     One pass over the rows, O(d) work per row; what AdaptiveCovariance's
@@ -855,7 +866,13 @@ def _cell_counts(values, grid):
     )
 
 
-def row_norm_counts(X, grid, *, nonfinite="raise", chunk_rows=None):
+def row_norm_counts(
+    X: Any,
+    grid: np.ndarray,
+    *,
+    nonfinite: str = "raise",
+    chunk_rows: int | None = None,
+) -> np.ndarray:
     """c_k = #{i : ‖x_i‖ ≤ grid[k]} for the raw rows of X (no clipping), in
     one pass: what a private quantile of the row norms needs
     (docs/algorithms.rst §18.1–18.2). Each row's computed norm is a function

@@ -8,18 +8,20 @@ call is one pass over the data (docs/large_data.rst).
 """
 
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from skprivcov._data import (
     CONSTANT_SQUARE,
     FEATURE_SQUARE,
+    NormProfile,
     norm_profile,
     row_norm_counts,
     unit_ball_statistics,
 )
 from skprivcov.mechanisms import norm_grid, private_norm_bound
+from skprivcov.privacy import PrivacyCost
 
 __all__ = ["ClippedData", "Target"]
 
@@ -69,7 +71,7 @@ class ClippedData:
            [0.3  , 0.4  ]])
     """
 
-    def __init__(self, X, *, augmented, nonfinite):
+    def __init__(self, X: Any, *, augmented: bool, nonfinite: str) -> None:
         self._X = X
         self.augmented = augmented
         self._nonfinite = nonfinite
@@ -77,7 +79,7 @@ class ClippedData:
         self.n_columns = X.shape[1] + (1 if augmented else 0)
         self._targets = {}
 
-    def target(self, bound):
+    def target(self, bound: float) -> Target:
         """Second moment and exact trace of the rows clipped at ``bound``.
 
         The rows are x / max(‖x‖, ``bound``), augmented if the estimator
@@ -99,7 +101,7 @@ class ClippedData:
             self._targets[bound] = self._target(bound)
         return self._targets[bound]
 
-    def _target(self, bound):
+    def _target(self, bound: float) -> Target:
         stats = unit_ball_statistics(
             self._X, bound, with_mean=self.augmented, nonfinite=self._nonfinite
         )
@@ -109,7 +111,14 @@ class ClippedData:
         trace = FEATURE_SQUARE * stats.trace + CONSTANT_SQUARE
         return Target(stats.augmented(), trace)
 
-    def private_norm_bound(self, budget, rng, *, bound_range=None, **options):
+    def private_norm_bound(
+        self,
+        budget: PrivacyCost,
+        rng: np.random.Generator,
+        *,
+        bound_range: tuple[float, float] | None = None,
+        **options: Any,
+    ) -> float:
         """Private upper bound on the row norms as given (before any clipping).
 
         ``skprivcov.mechanisms.private_norm_bound`` (and its ``options``) on
@@ -136,7 +145,7 @@ class ClippedData:
         counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
         return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
 
-    def norm_profile(self, bound):
+    def norm_profile(self, bound: float) -> NormProfile:
         """Histogram of the norm exponents of the rows scaled by 1/``bound``.
 
         See ``skprivcov._data._statistics.norm_profile``.

@@ -22,8 +22,7 @@ that a smaller unit would keep.
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, Options, StrOptions
-
+from skprivcov._compat import Interval, Options, StrOptions
 from skprivcov._data import NONFINITE_RULES
 from skprivcov.mechanisms.noise import SEED_LIMIT
 

@@ -15,8 +15,9 @@ from abc import ABCMeta, abstractmethod
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 
+from skprivcov._compat import fit_context
 from skprivcov._data import as_numeric
 from skprivcov._fit import estimator_budget
 from skprivcov._models._class_blocks import (
@@ -127,7 +128,7 @@ class BasePrivateClassifier(
             The parts of ``budget`` spent.
         """
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Release the per-class blocks and fit the classifier from them.
 

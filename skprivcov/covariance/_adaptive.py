@@ -2,8 +2,7 @@
 
 from numbers import Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
-
+from skprivcov._compat import Interval, StrOptions
 from skprivcov._fit import SHARE, fill_shared_docs
 from skprivcov.base import Release
 from skprivcov.covariance._base import BasePrivateCovariance

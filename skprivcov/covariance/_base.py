@@ -9,8 +9,9 @@ pieces are in :mod:`skprivcov.base`) around the estimator's one hook,
 from abc import ABCMeta, abstractmethod
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 
+from skprivcov._compat import fit_context
 from skprivcov._data import as_numeric, center
 from skprivcov._fit import (
     BUDGET,
@@ -203,7 +204,7 @@ class BasePrivateCovariance(
             covariance = project_psd(covariance)
         return covariance, location
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release a private covariance of X.
 

@@ -4,8 +4,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._compat import Interval, StrOptions
 from skprivcov._data import (
     as_numeric,
     compute_array,

@@ -4,10 +4,10 @@ from numbers import Real
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import Interval, fit_context
 from skprivcov._data import check_input
 from skprivcov._fit import RELEASE_SEED, fill_shared_docs, floored_inverse
 from skprivcov.base import ReleasedCovarianceMixin
@@ -107,7 +107,7 @@ default=None
         self.significance = significance
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None):
         """Take the release, or make one of X.
 

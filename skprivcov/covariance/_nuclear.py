@@ -2,8 +2,7 @@
 
 from numbers import Integral
 
-from sklearn.utils._param_validation import Interval, StrOptions
-
+from skprivcov._compat import Interval, StrOptions
 from skprivcov._fit import fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import nuclear_laplace_covariance

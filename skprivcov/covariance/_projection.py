@@ -3,8 +3,7 @@
 import warnings
 from numbers import Real
 
-from sklearn.utils._param_validation import Interval
-
+from skprivcov._compat import Interval
 from skprivcov._fit import SHARE, fill_shared_docs
 from skprivcov.covariance._base import BasePrivateCovariance
 from skprivcov.mechanisms import projection_covariance

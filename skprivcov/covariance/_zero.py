@@ -1,8 +1,9 @@
 """The zero matrix: the trivial, free baseline."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 
+from skprivcov._compat import fit_context
 from skprivcov._fit import NORM_BOUND, eigenvalue_floor
 from skprivcov.base import PrivateFitMixin, Release, ReleasedCovarianceMixin
 from skprivcov.privacy import PrivacyAccountant, PrivacyCost
@@ -99,7 +100,7 @@ class ZeroCovariance(PrivateFitMixin, ReleasedCovarianceMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the zero matrix.
 

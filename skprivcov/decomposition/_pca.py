@@ -7,11 +7,10 @@ from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
-from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import Interval, RealNotInt, fit_context
 from skprivcov._data import check_input
 from skprivcov._fit import RELEASE_SEED, fill_shared_docs
 from skprivcov.base import ReleasedCovarianceMixin
@@ -177,7 +176,7 @@ default=None
         self.whiten = whiten
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None):
         """Decompose the release, or a release of X made here.
 

@@ -9,9 +9,9 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import Interval, StrOptions
 from skprivcov._data import (
     CONSTANT_SQUARE,
     CONSTANT_WEIGHT,

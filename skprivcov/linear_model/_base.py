@@ -5,10 +5,10 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import Interval, StrOptions
 from skprivcov._data import (
     as_numeric,
     canonical_sparse,

@@ -6,10 +6,9 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from skprivcov._compat import Interval, StrOptions, fit_context
 from skprivcov._data import as_numeric, compute_array, is_dask_array, refuse_nonfinite
 from skprivcov._fit import budget_parameters, check_handed_down, describe
 from skprivcov.base import PrivateFitMixin, Release, ReleasedCovarianceMixin
@@ -360,7 +359,7 @@ array-like of shape (n_columns, n_columns) or None, default=None
         # estimator would unfit it (and a refit would spend privacy again).
         return super().__sklearn_clone__().set_params(covariance=self.covariance)
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X=None, y=None):
         """Fit the coefficients from the release, or from a release of (X, y).
 

@@ -4,9 +4,8 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import rankdata
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from skprivcov._compat import Interval, StrOptions, fit_context
 from skprivcov._models import BaseFoldReleases, leave_one_fold_out, pool_releases
 from skprivcov.linear_model._base import BasePrivateRidge
 from skprivcov.linear_model._fold_rows import SupervisedFolds
@@ -202,7 +201,7 @@ class PrivateRidgeCV(BasePrivateRidge):
         self.y_bound = y_bound
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Release each fold, choose alpha from the releases, refit on them all.
 

@@ -8,9 +8,9 @@ from sklearn.base import clone, is_classifier
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.ensemble import VotingClassifier, VotingRegressor
 from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion, Pipeline
 
+from skprivcov._compat import BaseSearchCV
 from skprivcov.privacy import BudgetExceededError, PrivacyCost
 
 __all__ = [

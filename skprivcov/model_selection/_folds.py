@@ -6,11 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import HasMethods, Interval, StrOptions, fit_context
 from skprivcov._data import is_spark_dataframe
 from skprivcov._fit import NORM_BOUND, NORM_BOUND_RANGE, RELEASE_SEED
 from skprivcov._models import (
@@ -244,7 +244,7 @@ class FoldReleases(BaseFoldReleases):
         tags.input_tags.sparse = True
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         """Release the second moment of each of ``n_folds`` disjoint folds.
 
@@ -382,7 +382,7 @@ class ReleaseModel(MetaEstimatorMixin, BaseEstimator):
     def __init__(self, estimator):
         self.estimator = estimator
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         """Fit the model on the pooled releases of the tokens.
 

@@ -7,19 +7,21 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
-from sklearn.utils import _safe_indexing
-from sklearn.utils._param_validation import (
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from skprivcov._compat import (
     HasMethods,
     Interval,
     Options,
     StrOptions,
+    fit_context,
+    num_samples,
+    safe_indexing,
 )
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_is_fitted
-
 from skprivcov._data import check_public, is_dask_array
 from skprivcov._fit import NOISE
 from skprivcov.base import PrivateFitMixin, Release
@@ -383,7 +385,7 @@ class PrivateRandomSearch(PrivateFitMixin, MetaEstimatorMixin, BaseEstimator):
     def _planned_charges(self):
         return [(self.accountant, self.cost())]
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         """Charge the search's cost, then run it.
 
@@ -417,7 +419,7 @@ class PrivateRandomSearch(PrivateFitMixin, MetaEstimatorMixin, BaseEstimator):
         X = check_public(
             self, X, reset=True, ensure_min_samples=2, ensure_min_features=1
         )
-        n_samples = _num_samples(X)
+        n_samples = num_samples(X)
         n_heldout = n_samples if fraction is None else round(fraction * n_samples)
         if fraction is not None and not 1 <= n_heldout < n_samples:
             raise ValueError(
@@ -467,10 +469,10 @@ class PrivateRandomSearch(PrivateFitMixin, MetaEstimatorMixin, BaseEstimator):
         order = rng.permutation(X.shape[0] if hasattr(X, "shape") else len(X))
         heldout, training = order[: search.n_heldout], order[search.n_heldout :]
         split = (
-            _safe_indexing(X, training),
-            _safe_indexing(X, heldout),
-            None if y is None else _safe_indexing(y, training),
-            None if y is None else _safe_indexing(y, heldout),
+            safe_indexing(X, training),
+            safe_indexing(X, heldout),
+            None if y is None else safe_indexing(y, training),
+            None if y is None else safe_indexing(y, heldout),
         )
         return search._replace(split=split)
 
@@ -625,8 +627,8 @@ def _public_target(y, n_samples):
             "PrivateRandomSearch needs y of shape (n_samples,) or (n_samples, 1); "
             f"got shape {y.shape}."
         )
-    if _num_samples(y) != n_samples:
-        raise ValueError(f"X has {n_samples} rows but y has {_num_samples(y)} values.")
+    if num_samples(y) != n_samples:
+        raise ValueError(f"X has {n_samples} rows but y has {num_samples(y)} values.")
     return y
 
 

@@ -3,9 +3,9 @@
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.ensemble import VotingClassifier, VotingRegressor
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion, Pipeline
 
+from skprivcov._compat import BaseSearchCV
 from skprivcov.privacy import PrivacyCost
 
 __all__ = ["pipeline_spent"]

@@ -2,13 +2,9 @@
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import (
-    BaseEstimator,
-    OneToOneFeatureMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
+from skprivcov._compat import fit_context
 from skprivcov._data import check_training_rows
 
 __all__ = ["BasePublicBoundsTransformer"]
@@ -46,7 +42,7 @@ class BasePublicBoundsTransformer(
             self, X, reset=reset, accept_sparse=self._accept_sparse
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Check X and record its number of features; nothing is learned.
 

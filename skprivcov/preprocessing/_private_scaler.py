@@ -14,14 +14,10 @@ import math
 from numbers import Real
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    OneToOneFeatureMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skprivcov._compat import fit_context
 from skprivcov._data import (
     as_numeric,
     check_public,
@@ -264,7 +260,7 @@ class PrivateFeatureScaler(
             )
         return low, high, signed_grid((small, large))
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Choose the private box of every feature.
 

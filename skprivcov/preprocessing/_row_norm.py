@@ -4,8 +4,8 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils._param_validation import Interval
 
+from skprivcov._compat import Interval
 from skprivcov._data import canonical_sparse, row_norms, unit_ball_factors
 from skprivcov.preprocessing._base import BasePublicBoundsTransformer
 

@@ -5,7 +5,8 @@ import inspect
 import pkgutil
 
 from sklearn.base import BaseEstimator
-from sklearn.model_selection._search import BaseSearchCV
+
+from skprivcov._compat import BaseSearchCV
 
 __all__ = ["all_estimators"]
 
