@@ -126,6 +126,18 @@ class FitHooks(Protocol):
     estimators); ``rest`` is the budget left for the release once the bounds
     are paid for.
 
+    Parameters
+    ----------
+    *args : tuple
+        Not used: a protocol is a type, never instantiated.
+    **kwargs : dict
+        Not used.
+
+    See Also
+    --------
+    PrivateFitMixin : The template that calls the hooks.
+    Release : What ``_release`` returns.
+
     Examples
     --------
     >>> from skprivcov import GaussianCovariance
