@@ -4,6 +4,8 @@ import argparse
 import os
 import sys
 
+import numpy as np
+
 from skprivcov import __version__
 from skprivcov._cli import (
     ReleaseError,
@@ -14,6 +16,7 @@ from skprivcov._cli import (
     run_pca,
     run_release,
 )
+from skprivcov._fit import NOISE_DOMINATED_RATIO
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,7 +97,16 @@ def main(argv=None):
     if args.command == "release":
         d = model.covariance_.shape[0]
         what = "second moment" if args.assume_centered else "centred covariance"
+        if not np.any(model.covariance_):
+            what = f"{what} of zeros: nothing"
         print(f"released a {d} x {d} {what} ({model.privacy_spent_}) to {output}")
+        ratio = getattr(model, "signal_to_noise_", None)
+        if ratio is not None and 0.0 < ratio < NOISE_DOMINATED_RATIO:
+            print(
+                f"note: the release is mostly noise (signal_to_noise {ratio:.2g}, "
+                f"below {NOISE_DOMINATED_RATIO:g}): more rows, a larger budget or a "
+                "public --norm-bound would change that (docs/algorithms.rst §23)"
+            )
     else:
         k, d = model.components_.shape
         spent = model.privacy_spent_

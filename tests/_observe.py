@@ -3,8 +3,9 @@
 import warnings
 
 
-def observe(call):
-    """Run ``call``; return (the exception raised or None, the warnings' texts)."""
+def observe(call, ignore=()):
+    """Run ``call``; return (the exception raised or None, the warnings' texts),
+    leaving out the warnings of the categories ``ignore``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -13,4 +14,8 @@ def observe(call):
             raised = error
         else:
             raised = None
-    return raised, tuple(str(warning.message) for warning in caught)
+    return raised, tuple(
+        str(warning.message)
+        for warning in caught
+        if not issubclass(warning.category, ignore)
+    )

@@ -329,6 +329,8 @@ def _record(args, estimator, output):
         # auto the output of the private step "norm bound" (§18.2).
         "norm_bound": getattr(estimator, "norm_bound_", None),
         "n_features": int(estimator.n_features_in_),
+        # How much of the release is signal (§23): post-processing.
+        "signal_to_noise": getattr(estimator, "signal_to_noise_", None),
     }
     if args.ledger is not None:
         record["ledger"] = str(args.ledger)

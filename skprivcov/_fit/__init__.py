@@ -34,6 +34,11 @@ from skprivcov._fit._describe import (
     describe,
     public_parameters,
 )
+from skprivcov._fit._diagnostics import (
+    NOISE_DOMINATED_RATIO,
+    signal_to_noise,
+    warn_if_noise_dominated,
+)
 from skprivcov._fit._docstrings import (
     fill_shared_docs,
 )
@@ -47,6 +52,7 @@ __all__ = [
     "BUDGET_RANGE",
     "DELTA",
     "NOISE",
+    "NOISE_DOMINATED_RATIO",
     "NONFINITE",
     "NORM_BOUND",
     "NORM_BOUND_RANGE",
@@ -68,4 +74,6 @@ __all__ = [
     "is_auto",
     "is_private_bound",
     "public_parameters",
+    "signal_to_noise",
+    "warn_if_noise_dominated",
 ]

@@ -1,17 +1,19 @@
 """The private row-norm bound of ``norm_bound="auto"`` (docs/algorithms.rst §18.2)."""
 
 from skprivcov._fit._constraints import is_auto
+from skprivcov._fit._diagnostics import warn_if_bound_on_grid_edge
 from skprivcov.mechanisms import (
     FIXED_BOUND_QUANTILE,
     NOISY_AT,
     noise_level,
+    norm_grid,
     split_budget,
 )
 
 __all__ = ["auto_norm_bound", "bound_quantile", "bound_range", "is_private_bound"]
 
 
-def auto_norm_bound(data, budget, rng, **options):
+def auto_norm_bound(data, budget, rng, *, owner=None, **options):
     """Spend the part ``"norm bound"`` on a private bound (``norm_bound="auto"``).
 
     The part ``"norm bound"`` of ``budget`` (``SPLITS["norm bound auto"]``) is
@@ -26,6 +28,10 @@ def auto_norm_bound(data, budget, rng, **options):
         The fit's budget, of which the bound spends its part.
     rng : numpy.random.Generator
         The only source of noise.
+    owner : str or None, default=None
+        The estimator's name: a bound on the edge of its grid is then warned
+        about (:class:`~skprivcov.privacy.NoiseDominatedWarning`,
+        docs/algorithms.rst §23).
     **options : dict
         Passed to ``mechanisms.private_norm_bound`` (through
         :meth:`ClippedData.private_norm_bound`).
@@ -41,6 +47,10 @@ def auto_norm_bound(data, budget, rng, **options):
     """
     bound_part, rest = split_budget("norm bound auto", budget)
     bound = data.private_norm_bound(bound_part.cost, rng, **options)
+    if owner is not None:
+        limits = options.get("bound_range")
+        grid = norm_grid() if limits is None else norm_grid(*limits)
+        warn_if_bound_on_grid_edge(owner, bound, grid)
     return (bound_part,), rest.cost, bound
 
 

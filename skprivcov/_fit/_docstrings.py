@@ -118,7 +118,15 @@ tuple (low, high), default="auto"
         spent (docs/algorithms.rst §15), and B the scale of the release: the
         clipping bound, or the private threshold τ̃ of AdaptiveCov (and of
         AutoCovariance when it chooses it), itself published by the release.
-        A function of n, d, the budget and B only.""",
+        A function of n, d, the budget and B only.
+
+    signal_to_noise_ : float
+        How much of the release is signal: its largest eigenvalue over B²
+        times the noise level of its budget (docs/algorithms.rst §23);
+        post-processing of the release and public values. About 1 or less
+        for noise alone, 0 for the zero matrix; below 4 the fit warns
+        :class:`~skprivcov.privacy.NoiseDominatedWarning`, naming the n or
+        budget that would change that.""",
     "input_attributes": """n_features_in_ : int
         Number of features seen during fit.
 

@@ -235,7 +235,12 @@ def clipping_rows(estimator, X, budget, rng, box):
     if is_private_bound(norm_bound):
         data = ClippedData(X, augmented=False, nonfinite=estimator.nonfinite)
         parts, budget, bound = auto_norm_bound(
-            data, budget, rng, fallback="high", bound_range=bound_range(norm_bound)
+            data,
+            budget,
+            rng,
+            owner=type(estimator).__name__,
+            fallback="high",
+            bound_range=bound_range(norm_bound),
         )
         return X, bound, parts, budget, None
     return X, float(norm_bound), (), budget, None

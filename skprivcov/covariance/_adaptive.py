@@ -70,8 +70,9 @@ class AdaptiveCovariance(BasePrivateCovariance):
     radius_ : float
         The private radius r̃ (in the units of X), ``norm_bound`` if skipped.
 
-    mechanism_ : {{"gaussian", "laplace", "separate"}}
-        The final mechanism chosen privately.
+    mechanism_ : {{"gaussian", "laplace", "separate", "zero"}}
+        The final mechanism chosen privately, or "zero" when the release is
+        the zero matrix (nothing was released, docs/algorithms.rst §23).
 
     See Also
     --------

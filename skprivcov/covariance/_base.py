@@ -28,6 +28,8 @@ from skprivcov._fit import (
     estimator_budget,
     fill_shared_docs,
     is_private_bound,
+    signal_to_noise,
+    warn_if_noise_dominated,
 )
 from skprivcov.base import (
     ClippedData,
@@ -257,6 +259,20 @@ class BasePrivateCovariance(
         )
         for name, value in (release.extras or {}).items():
             setattr(self, name, value)
+        # How much of the release is noise (§23): post-processing of the
+        # release and public facts, warned about when it is most of it.
+        self.signal_to_noise_ = signal_to_noise(
+            self.covariance_,
+            release.scale,
+            data.n_samples,
+            self.n_features_in_,
+            budget,
+        )
+        if self.signal_to_noise_ == 0.0 and hasattr(self, "mechanism_"):
+            self.mechanism_ = "zero"  # nothing was released (§23)
+        warn_if_noise_dominated(
+            type(self).__name__, self.signal_to_noise_, data.n_samples, budget
+        )
 
     def _choose_norm_bound(self, data, budget, rng):
         """Set ``norm_bound_``; return (the parts spent on it, what is left
@@ -275,6 +291,7 @@ class BasePrivateCovariance(
             data,
             budget,
             rng,
+            owner=type(self).__name__,
             bound_range=bound_range(self.norm_bound),
             quantile=quantile,
         )

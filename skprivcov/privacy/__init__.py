@@ -14,6 +14,7 @@ from skprivcov.privacy._conversions import (
 from skprivcov.privacy._cost import PrivacyCost
 from skprivcov.privacy._exceptions import (
     BudgetExceededError,
+    NoiseDominatedWarning,
     UnsupportedPrivacyNotionError,
 )
 from skprivcov.privacy._ledger import SpendRecord
@@ -38,6 +39,7 @@ __all__ = [
     "RENYI_ORDERS",
     "BudgetExceededError",
     "BudgetPart",
+    "NoiseDominatedWarning",
     "PrivacyAccountant",
     "PrivacyCost",
     "SelectionProfile",

@@ -26,6 +26,11 @@ RELEASE_ATTRIBUTES = {
         "B²·min(noise level, 1/d): public n, d, budget, and the release's scale B"
         " (the bound, or a published private threshold τ̃)"
     ),
+    "signal_to_noise_": (
+        "the release's largest eigenvalue over B² times the noise level of its "
+        "budget: post-processing of covariance_ and public values (n, d, the "
+        "budget, norm_bound_) (docs/algorithms.rst §23)"
+    ),
     "_precision": "a cache of the floored inverse of covariance_: post-processing",
 }
 
