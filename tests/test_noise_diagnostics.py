@@ -159,3 +159,24 @@ def test_the_command_line_says_it_released_zeros(tmp_path):
     )
     assert "of zeros: nothing" in result.stdout
     assert "NoiseDominatedWarning" in result.stderr
+
+
+def test_the_largest_eigenvalue_by_lanczos_is_the_full_decompositions(monkeypatch):
+    """From d = 256 on, Lanczos iterations (O(d²) each); when they do not
+    converge, the full decomposition: a paid-for release is never lost to
+    its diagnostic."""
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    from skprivcov._fit import _diagnostics
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(300, 300))
+    A = (A + A.T) / 2
+    exact = np.abs(np.linalg.eigvalsh(A)).max()
+    assert _diagnostics._largest_magnitude(A) == pytest.approx(exact, rel=1e-9)
+
+    def not_converging(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.empty(0), np.empty((0, 0)))
+
+    monkeypatch.setattr(_diagnostics, "eigsh", not_converging)
+    assert _diagnostics._largest_magnitude(A) == pytest.approx(exact, rel=1e-12)

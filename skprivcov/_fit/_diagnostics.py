@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import sklearn
 from scipy.linalg import eigvalsh
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from skprivcov.mechanisms import noise_level
 from skprivcov.privacy import NoiseDominatedWarning
@@ -47,8 +47,14 @@ def _largest_magnitude(matrix):
     if d < _LANCZOS_FROM:
         values = eigvalsh(matrix, check_finite=False)
         return float(max(abs(values[0]), abs(values[-1])))
-    # A fixed start vector: the same release gives the same ratio.
-    value = eigsh(matrix, k=1, which="LM", v0=np.ones(d), return_eigenvectors=False)
+    # A fixed start vector: the same release gives the same ratio. The fit
+    # stores its release after this (it was paid for): Lanczos iterations
+    # that do not converge fall back to the full decomposition, never raise.
+    try:
+        value = eigsh(matrix, k=1, which="LM", v0=np.ones(d), return_eigenvectors=False)
+    except ArpackNoConvergence:
+        values = eigvalsh(matrix, check_finite=False)
+        return float(max(abs(values[0]), abs(values[-1])))
     return float(abs(value[0]))
 
 
