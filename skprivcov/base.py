@@ -27,7 +27,13 @@ from sklearn.covariance import empirical_covariance, log_likelihood
 from sklearn.utils.validation import check_is_fitted
 
 from skprivcov._data import check_input, check_public
-from skprivcov._fit import ClippedData, floored_inverse, public_parameters
+from skprivcov._fit import (
+    ClippedData,
+    collected_warnings,
+    floored_inverse,
+    issue_warnings,
+    public_parameters,
+)
 from skprivcov.mechanisms.noise import release_generator
 from skprivcov.privacy import (
     BudgetPart,
@@ -224,8 +230,12 @@ class PrivateFitMixin:
         A fit that raises stores nothing of itself: an earlier fit's release
         (already paid for) stays whole.
         """
-        work = self._fit_staged(X, y)
+        # The fit's warnings are held until its release is kept: under
+        # warnings-as-errors a paid-for release is not lost to them (§23).
+        with collected_warnings() as pending:
+            work = self._fit_staged(X, y)
         self._keep(work)
+        issue_warnings(pending)
         return self
 
     def _fit_staged(self, X, y):

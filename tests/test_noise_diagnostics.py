@@ -20,7 +20,7 @@ from skprivcov import AutoCovariance, GaussianCovariance, LaplaceCovariance
 from skprivcov._fit import NOISE_DOMINATED_RATIO
 from skprivcov.base import ReleasedCovarianceMixin
 from skprivcov.mechanisms import noise_level
-from skprivcov.privacy import NoiseDominatedWarning, compose_parts
+from skprivcov.privacy import NoiseDominatedWarning, PrivacyAccountant, compose_parts
 from skprivcov.utils import instances
 
 
@@ -50,15 +50,18 @@ def test_the_registry_has_releases_with_the_diagnostic():
     ("name", "estimator"), COVARIANCES, ids=[n for n, _ in COVARIANCES]
 )
 def test_the_ratio_is_post_processing_of_published_values(name, estimator):
-    """Recomputed from covariance_, norm_bound_ (or the published threshold),
-    n, d and the parts of the release: nothing else enters it."""
+    """Recomputed from covariance_, n, d, the parts of the release and the
+    scale of the release as eigenvalue_floor_ publishes it (B²·min(level,
+    1/d): the bound, or the private threshold AdaptiveCov chose, which
+    AutoCovariance does not publish on its own): nothing else enters it."""
     est = estimator.set_params(random_state=0)
     X = _rows()
     _fit_recording(est, X)
     release = [p for p in est.privacy_parts_ if p.step != "norm bound"]
     budget = compose_parts(release)
-    scale = getattr(est, "threshold_", None) or est.norm_bound_
-    level = scale**2 * noise_level(X.shape[0], X.shape[1], budget)
+    unit = noise_level(X.shape[0], X.shape[1], budget)
+    squared_scale = est.eigenvalue_floor_ / min(unit, 1.0 / X.shape[1])
+    level = squared_scale * unit
     expected = np.linalg.norm(est.covariance_, 2) / level
     assert est.signal_to_noise_ == pytest.approx(expected, rel=1e-6, abs=1e-12)
 
@@ -180,3 +183,87 @@ def test_the_largest_eigenvalue_by_lanczos_is_the_full_decompositions(monkeypatc
 
     monkeypatch.setattr(_diagnostics, "eigsh", not_converging)
     assert _diagnostics._largest_magnitude(A) == pytest.approx(exact, rel=1e-12)
+
+
+def test_warnings_as_errors_keep_the_paid_for_release():
+    """The fit's warnings are issued after its release is kept: an error
+    filter raises then, and the release it paid for stays (§13.2)."""
+    accountant = PrivacyAccountant(rho=1.0)
+    est = GaussianCovariance(
+        rho=0.005, norm_bound=2.0, accountant=accountant, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoiseDominatedWarning)
+        with pytest.raises(NoiseDominatedWarning):
+            est.fit(_rows(n=60))
+    assert est.covariance_.shape == (4, 4) and est.signal_to_noise_ < 4
+    assert len(accountant.history()) == 1
+
+
+def test_the_command_line_writes_its_release_before_warning(tmp_path):
+    np.save(tmp_path / "rows.npy", datasets.load_iris().data)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "error::UserWarning",
+            "-m",
+            "skprivcov",
+            "release",
+            str(tmp_path / "rows.npy"),
+            "--output",
+            str(tmp_path / "out.npy"),
+            "--rho",
+            "0.1",
+            "--seed",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert "NoiseDominatedWarning" in result.stderr
+    assert (tmp_path / "out.npy").is_file()
+    assert (tmp_path / "out.npy.json").is_file()
+
+
+@pytest.mark.slow
+def test_searches_in_threads_never_let_a_run_warn():
+    """Four private searches in threads, five times: a run's warning would
+    tell how many runs there were and a losing candidate's release (§14).
+    The runs are silenced by a per-thread flag, not by the process-wide
+    filters another thread restores meanwhile (15 escaped before, in the
+    review of issue 46)."""
+    import threading
+
+    from skprivcov.model_selection import PrivateRandomSearch
+
+    escaped = []
+    X = _rows(n=2000)
+
+    def show(message, category, *args, **kwargs):
+        if issubclass(category, NoiseDominatedWarning):
+            escaped.append(str(message))
+
+    def search(seed):
+        PrivateRandomSearch(
+            GaussianCovariance(rho=0.01, norm_bound=3.0),
+            {"norm_bound": [1.0, 3.0, 10.0]},
+            random_state=seed,
+        ).fit(X)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        for _ in range(5):
+            threads = [threading.Thread(target=search, args=(s,)) for s in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    assert escaped == []
+    # The hook sees what it is there for: a fit outside a search warns.
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        GaussianCovariance(rho=0.001, norm_bound=3.0, random_state=0).fit(X[:50])
+    assert len(escaped) == 1

@@ -23,7 +23,7 @@ import tempfile
 import numpy as np
 
 from skprivcov._cli._csv import ReleaseError, read_rows
-from skprivcov._fit import public_parameters
+from skprivcov._fit import collected_warnings, issue_warnings, public_parameters
 from skprivcov.covariance import AutoCovariance, ZeroCovariance
 from skprivcov.decomposition import PrivatePCA
 from skprivcov.privacy import CAVEATS, BudgetExceededError, PrivacyAccountant
@@ -364,7 +364,10 @@ def _fit_and_write(args, make_model, matrix_of, record_of):
         # The ledger is opened (or created) only once the public checks pass.
         _charged_estimator(model).set_params(accountant=_accountant(args))
         rows = read_rows(args.input, args.skip_header)
-        model.fit(rows)
+        # The fit's warnings after the files are written: under
+        # warnings-as-errors the paid-for release is still written (§23).
+        with collected_warnings() as pending:
+            model.fit(rows)
     except BudgetExceededError as error:
         raise ReleaseError(_first_line(error)) from None
     except (ValueError, TypeError) as error:
@@ -392,6 +395,7 @@ def _fit_and_write(args, make_model, matrix_of, record_of):
             f"cannot write the release ({error.strerror or type(error).__name__}); "
             f"nothing was written, and the budget of this fit is spent"
         ) from None
+    issue_warnings(pending)
     return model, output, record_path
 
 

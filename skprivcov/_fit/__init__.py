@@ -36,7 +36,10 @@ from skprivcov._fit._describe import (
 )
 from skprivcov._fit._diagnostics import (
     NOISE_DOMINATED_RATIO,
+    collected_warnings,
+    issue_warnings,
     signal_to_noise,
+    silenced_warnings,
     warn_if_noise_dominated,
 )
 from skprivcov._fit._docstrings import (
@@ -66,6 +69,7 @@ __all__ = [
     "bound_range",
     "budget_parameters",
     "check_handed_down",
+    "collected_warnings",
     "describe",
     "eigenvalue_floor",
     "estimator_budget",
@@ -73,7 +77,9 @@ __all__ = [
     "floored_inverse",
     "is_auto",
     "is_private_bound",
+    "issue_warnings",
     "public_parameters",
     "signal_to_noise",
+    "silenced_warnings",
     "warn_if_noise_dominated",
 ]

@@ -8,13 +8,22 @@ published and warned about. Below ``NOISE_DOMINATED_RATIO`` the release is
 mostly noise: measured on raw tables (``benchmarks/bench_noise_warning.py``),
 every fit whose relative error reached 0.9 of the zero matrix's had a ratio
 below it.
+
+The warnings of a fit are collected while it runs and issued once its release
+is kept (``collected_warnings``, ``issue_warnings``): under warnings-as-errors a
+paid-for release is never lost to its own diagnostic. A private search runs
+its candidates ``silenced_warnings()``: a per-thread (context) flag, not the
+process-wide warning filters, which another thread may restore meanwhile.
 """
 
+import contextlib
+import contextvars
 import math
 import os
 import sys
 import warnings
 
+import joblib
 import numpy as np
 import sklearn
 from scipy.linalg import eigvalsh
@@ -25,7 +34,10 @@ from skprivcov.privacy import NoiseDominatedWarning
 
 __all__ = [
     "NOISE_DOMINATED_RATIO",
+    "collected_warnings",
+    "issue_warnings",
     "signal_to_noise",
+    "silenced_warnings",
     "warn_if_bound_on_grid_edge",
     "warn_if_noise_dominated",
 ]
@@ -63,7 +75,8 @@ def signal_to_noise(covariance, scale, n_samples, n_features, budget):
 
     ‖covariance‖₂ / (scale²·``noise_level(n_samples, n_features, budget)``):
     post-processing of the release and public facts (docs/algorithms.rst §23).
-    About 1 or less for a release of noise alone, 0 for the zero matrix.
+    About 1 for a release of noise alone (about 2 when centred), 0 for the
+    zero matrix.
 
     Parameters
     ----------
@@ -93,8 +106,10 @@ def _what_would_change_it(ratio, n_samples, budget):
     mostly noise). The noise level falls as 1/n, and as 1/√ρ (zCDP) or 1/ε
     (pure ε-DP)."""
     factor = NOISE_DOMINATED_RATIO / ratio
-    rows = math.ceil(n_samples * factor)
     times = factor**2 if budget.notion == "zcdp" else factor
+    if not (math.isfinite(times) and n_samples * factor < 1e15):
+        return "more rows or a larger budget"
+    rows = math.ceil(n_samples * factor)
     return f"at least about {rows} rows, or a budget about {times:.3g} times this one"
 
 
@@ -115,8 +130,58 @@ _LIBRARY_PARTS = tuple(
     for package in (
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         os.path.dirname(os.path.abspath(sklearn.__file__)),
+        os.path.dirname(os.path.abspath(joblib.__file__)),
     )
 )
+
+# The messages of the fit running in this context (None: no fit collects),
+# and whether this context's warnings are dropped (a private search's runs).
+_PENDING = contextvars.ContextVar("skprivcov_pending_warnings", default=None)
+_SILENT = contextvars.ContextVar("skprivcov_silent_warnings", default=False)
+
+
+def _report(message):
+    """Drop ``message`` when silenced, hold it for the fit collecting, or
+    warn it now."""
+    if _SILENT.get():
+        return
+    pending = _PENDING.get()
+    if pending is not None:
+        pending.append(message)
+        return
+    warnings.warn(message, NoiseDominatedWarning, stacklevel=_user_stacklevel())
+
+
+@contextlib.contextmanager
+def collected_warnings():
+    """Hold the warnings of the fit running inside; yields their list, for
+    :func:`issue_warnings` once the fit's release is kept (a fit that raises
+    keeps nothing, and its warnings go with it)."""
+    pending = []
+    token = _PENDING.set(pending)
+    try:
+        yield pending
+    finally:
+        _PENDING.reset(token)
+
+
+def issue_warnings(messages):
+    """Issue the held ``messages``: to an outer fit that collects (a model
+    fitting its covariance estimator), or as warnings."""
+    for message in messages:
+        _report(message)
+
+
+@contextlib.contextmanager
+def silenced_warnings():
+    """Drop the library's warnings in this context: a private search's runs,
+    whose warnings would tell how many runs there were and a losing
+    candidate's release (docs/algorithms.rst §14)."""
+    token = _SILENT.set(True)
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
 
 
 def warn_if_noise_dominated(name, ratio, n_samples, budget):
@@ -139,11 +204,9 @@ def warn_if_noise_dominated(name, ratio, n_samples, budget):
             "releasing nothing)"
         )
         change = _what_would_change_it(ratio, n_samples, budget)
-    warnings.warn(
-        f"{what}. {change.capitalize()} would change that; a public norm_bound or "
-        "feature_bounds near the data's spread helps too (docs/choosing_bounds.rst).",
-        NoiseDominatedWarning,
-        stacklevel=_user_stacklevel(),
+    _report(
+        f"{what}. {change.capitalize()} would change that; so would a public "
+        "norm_bound near the data's norms (docs/choosing_bounds.rst)."
     )
 
 
@@ -156,12 +219,10 @@ def warn_if_bound_on_grid_edge(name, bound, grid):
     if positive.size == 0 or bound not in (positive[0], positive[-1]):
         return
     edge = "lowest" if bound == positive[0] else "highest"
-    warnings.warn(
+    _report(
         f"{name}'s private norm bound is the {edge} candidate of its grid "
-        f"({bound:.3g}): the private quantile found nothing inside the grid at "
-        "this budget and n, so the release is mostly clipping or noise. Give a "
-        "public norm_bound, or a bound range around the data's norms "
-        "(docs/choosing_bounds.rst).",
-        NoiseDominatedWarning,
-        stacklevel=_user_stacklevel(),
+        f"({bound:.3g}): at this budget and n the private bound could not place "
+        "itself inside the grid, so the release is mostly clipping or noise. Give "
+        "a public norm_bound, or a bound range around the data's norms "
+        "(docs/choosing_bounds.rst)."
     )

@@ -122,9 +122,11 @@ tuple (low, high), default="auto"
 
     signal_to_noise_ : float
         How much of the release is signal: its largest eigenvalue over B²
-        times the noise level of its budget (docs/algorithms.rst §23);
-        post-processing of the release and public values. About 1 or less
-        for noise alone, 0 for the zero matrix; below 4 the fit warns
+        times the noise level of its budget, B as in ``eigenvalue_floor_``
+        (docs/algorithms.rst §23); post-processing of the release and of
+        public and released values. About 1 for noise alone (about 2 when
+        centred: the covariance read from the augmented rows doubles the
+        noise), 0 for the zero matrix; below 4 the fit warns
         :class:`~skprivcov.privacy.NoiseDominatedWarning`, naming the n or
         budget that would change that.""",
     "input_attributes": """n_features_in_ : int

@@ -19,6 +19,7 @@ from scipy import sparse
 from sklearn.base import clone
 
 from skprivcov._data import is_dask_array
+from skprivcov._fit import silenced_warnings
 from skprivcov.privacy import PrivacyAccountant
 
 __all__ = ["check_public_facts"]
@@ -111,7 +112,7 @@ def check_public_facts(model, X, y, n_rows):
         if name == "accountant" or name.endswith("__accountant")
     ]
     probe.set_params(**dict.fromkeys(names, _PROBE))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), silenced_warnings():
         warnings.simplefilter("ignore")
         try:
             probe.fit(_stand_in_rows(X, n_rows), _stand_in_target(y, n_rows))

@@ -23,7 +23,7 @@ from skprivcov._compat import (
     safe_indexing,
 )
 from skprivcov._data import check_public, is_dask_array
-from skprivcov._fit import NOISE
+from skprivcov._fit import NOISE, silenced_warnings
 from skprivcov.base import PrivateFitMixin, Release
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.mechanisms import selection_cost, stopping_law
@@ -486,7 +486,9 @@ class PrivateRandomSearch(PrivateFitMixin, MetaEstimatorMixin, BaseEstimator):
         best = None
         # In silence, whatever a run does: the number of warnings would tell
         # how many runs there were (§14), and a warning may depend on a value.
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # The library's own warnings through a per-thread flag too: the
+        # process-wide filters may be restored by another thread meanwhile.
+        with warnings.catch_warnings(), np.errstate(all="ignore"), silenced_warnings():
             warnings.simplefilter("ignore")
             for _ in range(law.draw(rng)):
                 index = int(rng.integers(len(settings)))
