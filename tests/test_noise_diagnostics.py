@@ -138,28 +138,21 @@ def test_a_private_bound_on_the_edge_of_its_grid_warns():
     assert not any("candidate of its grid" in str(w.message) for w in caught)
 
 
-def test_the_command_line_says_it_released_zeros(tmp_path):
+def _release_raw_iris(tmp_path, *python_options):
+    """``skprivcov release`` of raw iris at ρ = 0.1 (the default mechanism,
+    auto), run by ``python *python_options -m skprivcov``."""
     np.save(tmp_path / "rows.npy", datasets.load_iris().data)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skprivcov",
-            "release",
-            str(tmp_path / "rows.npy"),
-            "--output",
-            str(tmp_path / "out.npy"),
-            "--mechanism",
-            "auto",
-            "--rho",
-            "0.1",
-            "--seed",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
+    command = [sys.executable, *python_options, "-m", "skprivcov", "release"]
+    arguments = [str(tmp_path / "rows.npy"), "--output", str(tmp_path / "out.npy")]
+    budget = ["--rho", "0.1", "--seed", "0"]
+    return subprocess.run(
+        [*command, *arguments, *budget], capture_output=True, text=True
     )
+
+
+def test_the_command_line_says_it_released_zeros(tmp_path):
+    result = _release_raw_iris(tmp_path)
+    assert result.returncode == 0
     assert "of zeros: nothing" in result.stdout
     assert "NoiseDominatedWarning" in result.stderr
 
@@ -201,26 +194,7 @@ def test_warnings_as_errors_keep_the_paid_for_release():
 
 
 def test_the_command_line_writes_its_release_before_warning(tmp_path):
-    np.save(tmp_path / "rows.npy", datasets.load_iris().data)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-W",
-            "error::UserWarning",
-            "-m",
-            "skprivcov",
-            "release",
-            str(tmp_path / "rows.npy"),
-            "--output",
-            str(tmp_path / "out.npy"),
-            "--rho",
-            "0.1",
-            "--seed",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    result = _release_raw_iris(tmp_path, "-W", "error::UserWarning")
     assert "NoiseDominatedWarning" in result.stderr
     assert (tmp_path / "out.npy").is_file()
     assert (tmp_path / "out.npy.json").is_file()

@@ -1,12 +1,12 @@
 """The private row-norm bound of ``norm_bound="auto"`` (docs/algorithms.rst §18.2)."""
 
+from skprivcov._fit._clipped_data import bound_grid
 from skprivcov._fit._constraints import is_auto
 from skprivcov._fit._diagnostics import warn_if_bound_on_grid_edge
 from skprivcov.mechanisms import (
     FIXED_BOUND_QUANTILE,
     NOISY_AT,
     noise_level,
-    norm_grid,
     split_budget,
 )
 
@@ -48,8 +48,7 @@ def auto_norm_bound(data, budget, rng, *, owner=None, **options):
     bound_part, rest = split_budget("norm bound auto", budget)
     bound = data.private_norm_bound(bound_part.cost, rng, **options)
     if owner is not None:
-        limits = options.get("bound_range")
-        grid = norm_grid() if limits is None else norm_grid(*limits)
+        grid = bound_grid(options.get("bound_range"))
         warn_if_bound_on_grid_edge(owner, bound, grid)
     return (bound_part,), rest.cost, bound
 

@@ -23,7 +23,13 @@ from skprivcov._data import (
 from skprivcov.mechanisms import norm_grid, private_norm_bound
 from skprivcov.privacy import PrivacyCost
 
-__all__ = ["ClippedData", "Target"]
+__all__ = ["ClippedData", "Target", "bound_grid"]
+
+
+def bound_grid(bound_range=None):
+    """The public candidates of a private norm bound (§18.2): those of
+    ``bound_range`` (low, high), by default 2^-32..2^32."""
+    return norm_grid() if bound_range is None else norm_grid(*bound_range)
 
 
 class Target(NamedTuple):
@@ -141,7 +147,7 @@ class ClippedData:
         bound : float
             The private bound, a point of the grid.
         """
-        grid = norm_grid() if bound_range is None else norm_grid(*bound_range)
+        grid = bound_grid(bound_range)
         counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
         return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
 

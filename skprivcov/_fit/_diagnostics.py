@@ -56,18 +56,20 @@ def _largest_magnitude(matrix):
     d = matrix.shape[0]
     if d == 0 or not np.any(matrix):
         return 0.0
-    if d < _LANCZOS_FROM:
-        values = eigvalsh(matrix, check_finite=False)
-        return float(max(abs(values[0]), abs(values[-1])))
-    # A fixed start vector: the same release gives the same ratio. The fit
-    # stores its release after this (it was paid for): Lanczos iterations
-    # that do not converge fall back to the full decomposition, never raise.
-    try:
-        value = eigsh(matrix, k=1, which="LM", v0=np.ones(d), return_eigenvectors=False)
-    except ArpackNoConvergence:
-        values = eigvalsh(matrix, check_finite=False)
-        return float(max(abs(values[0]), abs(values[-1])))
-    return float(abs(value[0]))
+    if d >= _LANCZOS_FROM:
+        # A fixed start vector: the same release gives the same ratio. The
+        # fit stores its release after this (it was paid for): Lanczos
+        # iterations that do not converge fall back to the full
+        # decomposition below, never raise.
+        try:
+            value = eigsh(
+                matrix, k=1, which="LM", v0=np.ones(d), return_eigenvectors=False
+            )
+            return float(abs(value[0]))
+        except ArpackNoConvergence:
+            pass
+    values = eigvalsh(matrix, check_finite=False)
+    return float(max(abs(values[0]), abs(values[-1])))
 
 
 def signal_to_noise(covariance, scale, n_samples, n_features, budget):
