@@ -394,7 +394,19 @@ class ReleasedCovarianceMixin:
     def precision_(self):
         check_is_fitted(self, ("covariance_", "eigenvalue_floor_"))
         if self._precision is None:
-            self._precision = floored_inverse(self.covariance_, self.eigenvalue_floor_)
+            scale = getattr(self, "feature_scale_", None)
+            if scale is None:
+                self._precision = floored_inverse(
+                    self.covariance_, self.eigenvalue_floor_
+                )
+            else:
+                # Floored where the noise is isotropic: in the normalised
+                # space z = (x − c)/s, at its own level (§23), then mapped.
+                outer = np.outer(scale, scale)
+                floor = self.eigenvalue_floor_ / float(np.max(scale)) ** 2
+                self._precision = (
+                    floored_inverse(self.covariance_ / outer, floor) / outer
+                )
         return self._precision
 
     def mahalanobis(self, X):

@@ -17,7 +17,8 @@ from skprivcov import (
 )
 from skprivcov.covariance import BasePrivateCovariance
 from skprivcov.linear_model import PrivateRidge, PrivateRidgeCV
-from skprivcov.mechanisms import SPLITS, split_budget
+from skprivcov.mechanisms import SPLITS, scaling_steps, split_budget
+from skprivcov.mechanisms._splits import FEATURE_SCALING_SHARE
 from skprivcov.privacy import BudgetPart, compose_parts
 from skprivcov.utils import instances
 
@@ -46,11 +47,18 @@ def test_parts_compose_to_the_budget_and_ignore_the_data(name, estimator):
     )
     if choosing:
         # Its parts name the mechanism it chose (§3.9): a function of its
-        # private trace estimate, not of the parameters alone. The first part
-        # is always the estimate's (after the bound's, with norm_bound="auto").
-        leading = 2 if estimator.norm_bound == "auto" else 1
+        # private trace estimate, not of the parameters alone. The parts up
+        # to the estimate's are the same (the per-feature normalisation's
+        # and the bound's first, with norm_bound="auto": §23, §18.2).
+        steps = [part.step for part in parts]
+        leading = steps.index("trace estimate") + 1
         assert parts[:leading] == second.privacy_parts_[:leading]
-        assert parts[leading - 1].step == "trace estimate"
+        expected = (
+            ("feature cells", "norm bound") if estimator.norm_bound == "auto" else ()
+        )
+        assert [s for s in steps[: leading - 1] if not s[-1].isdigit()] == list(
+            expected
+        )
     else:
         assert parts == second.privacy_parts_
     for fitted in (first, second):
@@ -159,15 +167,27 @@ def test_parts_are_the_specified_split(estimator, shares):
     ("estimator", "shares"), EXPECTED_SHARES, ids=lambda x: getattr(x, "__name__", "")
 )
 def test_the_default_bound_part_comes_first(estimator, shares):
-    # norm_bound="auto" is the default (§18.2): its 1/16 first, then the
-    # mechanism's split of the rest (AutoCovariance's choice may differ at
-    # the other bound, so only the first part and the total are checked).
+    # norm_bound="auto" is the default (§18.2), and with it the private
+    # per-feature normalisation (§23): its steps at FEATURE_SCALING_SHARE
+    # first, then the bound's 1/16 of the rest, then the mechanism's split
+    # (AutoCovariance's choice may differ at the other bound, so only the
+    # leading parts and the total are checked).
     est = clone(estimator).set_params(random_state=0).fit(_rows(3))
     whole = est.privacy_spent_.parameter
-    first = est.privacy_parts_[0]
+    steps = scaling_steps(not est.assume_centered)
+    leading = est.privacy_parts_[: len(steps)]
+    assert [part.step for part in leading] == list(steps)
+    scaling = sum(part.cost.parameter for part in leading)
+    assert scaling == pytest.approx(FEATURE_SCALING_SHARE * whole, rel=1e-12)
+    first = est.privacy_parts_[len(steps)]
     assert first.step == "norm bound"
-    assert first.cost.parameter == pytest.approx(whole / 16, rel=1e-15)
-    assert compose_parts(est.privacy_parts_) == est.privacy_spent_
+    rest = (1 - FEATURE_SCALING_SHARE) * whole
+    assert first.cost.parameter == pytest.approx(rest / 16, rel=1e-12)
+    # The parts add up to the charge up to the rounding of their products
+    # (check_within's tolerance, §13.2): one unit in the last place.
+    composed = compose_parts(est.privacy_parts_)
+    assert composed.notion == est.privacy_spent_.notion
+    assert composed.parameter == pytest.approx(whole, rel=4e-16, abs=0)
 
 
 def test_every_split_in_the_table_is_used_by_a_variant(monkeypatch):

@@ -20,7 +20,7 @@ from skprivcov import (
 )
 from skprivcov._fit import bound_quantile
 from skprivcov.base import ReleasedCovarianceMixin
-from skprivcov.mechanisms import noise_level
+from skprivcov.mechanisms import noise_level, scaling_steps
 from skprivcov.mechanisms._quantile import (
     norm_grid,
     quantile_epsilon,
@@ -209,7 +209,9 @@ def test_epsilon_delta_budget_is_calibrated(data):
 
 
 def test_precision_is_the_floored_inverse_computed_on_access(data):
-    est = SeparateCovariance(rho=0.01, random_state=0).fit(data)
+    # The rows as given: one floor for the whole release (with §23's
+    # normalisation the floor acts in z's space: tests/test_feature_scaling.py).
+    est = SeparateCovariance(rho=0.01, feature_scaling=None, random_state=0).fit(data)
     assert est._precision is None  # not computed during fit
     values, vectors = np.linalg.eigh(est.covariance_)
     floored = np.maximum(values, est.eigenvalue_floor_)
@@ -223,7 +225,9 @@ def test_precision_is_the_floored_inverse_computed_on_access(data):
 
 
 def test_score_is_the_gaussian_log_likelihood(data):
-    est = ProjectionCovariance(rho=10.0, assume_centered=False, random_state=0)
+    est = ProjectionCovariance(
+        rho=10.0, assume_centered=False, feature_scaling=None, random_state=0
+    )
     est.fit(data)
     test = data[:50]
     values, vectors = np.linalg.eigh(est.covariance_)
@@ -315,7 +319,9 @@ def test_a_public_range_narrows_the_grid_of_the_private_bound(monkeypatch):
 
     monkeypatch.setattr(_clipped_data, "private_norm_bound", spy)
     X = np.random.default_rng(3).normal(size=(4000, 3)) * 5.0 + 20.0
-    est = GaussianCovariance(rho=1.0, norm_bound=(8.0, 128.0), random_state=0).fit(X)
+    est = GaussianCovariance(
+        rho=1.0, norm_bound=(8.0, 128.0), feature_scaling=None, random_state=0
+    ).fit(X)
     (grid,) = grids
     np.testing.assert_array_equal(grid, norm_grid(8.0, 128.0))
     assert est.norm_bound_ in grid
@@ -340,13 +346,18 @@ def test_a_bad_range_is_refused_before_the_charge(bad):
 
 
 def test_the_default_bound_and_centring_are_stated_in_the_parts():
-    # Bound-free and centred by default: the bound's 1/16 is the first part,
-    # and the release carries a private mean.
+    # Bound-free and centred by default: the per-feature normalisation's
+    # steps first (§23), then the bound's 1/16 of the rest, and the release
+    # carries a private mean.
     X = np.random.default_rng(0).normal(size=(3000, 2)) * [30.0, 3.0] + 100.0
     est = GaussianCovariance(rho=1.0, random_state=0).fit(X)
     assert est.get_params()["norm_bound"] == "auto"
     assert est.get_params()["assume_centered"] is False
-    assert [p.step for p in est.privacy_parts_] == ["norm bound", "noisy matrix"]
+    assert [p.step for p in est.privacy_parts_] == [
+        *scaling_steps(True),
+        "norm bound",
+        "noisy matrix",
+    ]
     np.testing.assert_allclose(est.location_, X.mean(axis=0), atol=5.0)
     truth = np.cov(X.T, bias=True)
     zero = np.linalg.norm(truth)
@@ -379,10 +390,11 @@ def test_a_fixed_bound_mechanism_aims_at_the_measured_quantile(monkeypatch):
         )
         noisy = noise_level(n, 64, PrivacyCost.zcdp(rho * 15 / 16)) * 64 >= 0.25
         seen.add(noisy)
-        GaussianCovariance(rho=rho, random_state=0).fit(X[:n])
+        # The bound of the rows as given (without §23's normalisation).
+        GaussianCovariance(rho=rho, feature_scaling=None, random_state=0).fit(X[:n])
         expected = min(n - margin, 0.6 * n) if noisy else n - margin
         assert targets.pop() == pytest.approx(expected), (n, rho)
-        AdaptiveCovariance(rho=rho, random_state=0).fit(X[:n])
+        AdaptiveCovariance(rho=rho, feature_scaling=None, random_state=0).fit(X[:n])
         assert targets.pop() == pytest.approx(n - margin)
         assert bound_quantile(n, 64, budget.scaled(15 / 16)) == (0.6 if noisy else None)
     assert seen == {True, False}

@@ -70,6 +70,9 @@ OTHER_PARTS = {
     "y bound",
     # A ridge model's box per feature (§18.5): 2·d private quantiles.
     "X box",
+    # AutoCovariance's mechanism share when it releases the zero matrix
+    # (§3.9): charged, nothing drawn.
+    "unspent (zero released)",
 }
 # A ridge model's fallback (§18.5): the mean of the targets clipped to their
 # box, of sensitivity (upper − lower)/n.
@@ -101,6 +104,13 @@ ADDITIVE_PARTS.update({f"residual round {t}": "mean" for t in range(1, 11)})
 ADDITIVE_PARTS["smallest eigenvalue"] = "smallest eigenvalue"
 # A classifier's private label set (§25): the noisy count of every label.
 ADDITIVE_PARTS["label set"] = "label set"
+# The private per-feature normalisation (§23): the cells' counts, then per
+# round the box-clipped coordinates' means and their absolute deviations.
+ADDITIVE_PARTS["feature cells"] = "feature cells"
+ADDITIVE_PARTS.update(
+    {f"feature means {t}": "feature means" for t in range(1, 11)}
+    | {f"feature spreads {t}": "feature spreads" for t in range(1, 11)}
+)
 
 
 def _upper_dimension(coordinates):
@@ -137,6 +147,17 @@ def _sensitivity(site, n_rows, coordinates, gaussian):
         # not divided by n); Gaussian only (a pure budget cannot pay δ₀).
         assert gaussian
         return math.sqrt(2.0)
+    if site == "feature cells":
+        # §23: a replaced row moves one count down and one up in each of the
+        # d features' histograms (in counts, not divided by n).
+        return math.sqrt(2.0 * N_FEATURES) if gaussian else 2.0 * N_FEATURES
+    if site in ("feature means", "feature spreads"):
+        # §23: each clipped coordinate moves by at most 2 (u in [−1, 1]) or
+        # 1 (|u| in [0, 1]).
+        per_feature = 2.0 if site == "feature means" else 1.0
+        if gaussian:
+            return per_feature * math.sqrt(N_FEATURES) / n_rows
+        return per_feature * N_FEATURES / n_rows
     if site == "smallest eigenvalue":
         # §16: λ_min of the centred second moment of unit-ball rows (the
         # registry's variant fits an intercept) moves by 4(n − 1)/n².

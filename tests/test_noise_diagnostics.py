@@ -57,12 +57,25 @@ def test_the_ratio_is_post_processing_of_published_values(name, estimator):
     est = estimator.set_params(random_state=0)
     X = _rows()
     _fit_recording(est, X)
-    release = [p for p in est.privacy_parts_ if p.step != "norm bound"]
+    # The release's own parts: not the bound's, nor the per-feature
+    # normalisation's (§23), whose scale s maps the release of z = (x − c)/s
+    # back (covariance_ = diag(s) Σ_z diag(s); eigenvalue_floor_ is z's
+    # times max s²).
+    release = [
+        p
+        for p in est.privacy_parts_
+        if p.step != "norm bound" and not p.step.startswith("feature ")
+    ]
     budget = compose_parts(release)
     unit = noise_level(X.shape[0], X.shape[1], budget)
-    squared_scale = est.eigenvalue_floor_ / min(unit, 1.0 / X.shape[1])
+    scale = est.feature_scale_
+    covariance, floor = est.covariance_, est.eigenvalue_floor_
+    if scale is not None:
+        covariance = covariance / np.outer(scale, scale)
+        floor = floor / np.max(scale) ** 2
+    squared_scale = floor / min(unit, 1.0 / X.shape[1])
     level = squared_scale * unit
-    expected = np.linalg.norm(est.covariance_, 2) / level
+    expected = np.linalg.norm(covariance, 2) / level
     assert est.signal_to_noise_ == pytest.approx(expected, rel=1e-6, abs=1e-12)
 
 
@@ -127,12 +140,16 @@ def test_a_zero_release_says_zero_and_warns():
 
 def test_a_private_bound_on_the_edge_of_its_grid_warns():
     # Rows far below the grid's lowest positive candidate (2^-32): the bound
-    # is that candidate.
+    # is that candidate, for the rows as given.
     X = _rows(n=400) * 1e-12
-    est = GaussianCovariance(rho=1.0, random_state=0)
+    est = GaussianCovariance(rho=1.0, feature_scaling=None, random_state=0)
     caught = _fit_recording(est, X)
     assert est.norm_bound_ == 2.0**-32
     assert any("lowest candidate" in str(w.message) for w in caught)
+    # With the default per-feature normalisation (§23) the rows are brought
+    # to unit scale first: the bound is well inside its grid.
+    caught = _fit_recording(GaussianCovariance(rho=1.0, random_state=0), X)
+    assert not any("candidate of its grid" in str(w.message) for w in caught)
     # Rows well inside the grid at a good budget: no edge.
     caught = _fit_recording(GaussianCovariance(rho=10.0, random_state=0), _rows(5000))
     assert not any("candidate of its grid" in str(w.message) for w in caught)

@@ -175,6 +175,20 @@ MAY_STAY_THE_SAME = {
     "lower_": ("private quantiles chosen on a grid of candidates (§18.3)", _ALWAYS),
     "upper_": ("private quantiles chosen on a grid of candidates (§18.3)", _ALWAYS),
     "threshold_": ("AdaptiveCov's threshold search: a dyadic grid (§3.5)", _ALWAYS),
+    # §23: where no round's step is precise enough to move the centre (or a
+    # spread stands out of its noise), the centre is the midpoint of the
+    # cells' box and the scale half its width: a choice among the public
+    # grid's cells, which a few seeds may all make alike.
+    "feature_location_": (
+        "the private centre of §23: a cell box's midpoint on a public grid, "
+        "moved by a noisy mean only where that is precise",
+        _ALWAYS,
+    ),
+    "feature_scale_": (
+        "the private scale of §23: half a cell box on a public grid, or a noisy "
+        "spread where it stands out of its noise",
+        _ALWAYS,
+    ),
     "radius_": ("PrivRadius: a dyadic radius, or the public bound (§3.5)", _ALWAYS),
     "eigenvalue_floor_": (
         "public n, d, budget and the release's scale (a bound on a grid)",

@@ -155,7 +155,14 @@ def test_a_nonfinite_row_is_refused_after_the_charge_or_counted_as_zero():
 def test_an_auto_bound_spends_its_declared_share(estimator, budget):
     X = np.random.default_rng(0).normal(size=(5000, 3)) * 7.0
     accountant = PrivacyAccountant(**budget)
-    est = estimator(**budget, norm_bound="auto", accountant=accountant, random_state=0)
+    # The bound of the rows as given (§18.2), without the normalisation of §23.
+    est = estimator(
+        **budget,
+        norm_bound="auto",
+        feature_scaling=None,
+        accountant=accountant,
+        random_state=0,
+    )
     est.fit(X)
     total = next(iter(budget.values()))
     assert est.privacy_parts_[0].step == "norm bound"
@@ -178,7 +185,9 @@ def test_an_auto_bound_is_near_the_largest_norm_with_budget_to_spare():
     norms = rng.uniform(1.0, 10.0, size=20000)
     X = directions * norms[:, None]
     bounds = [
-        GaussianCovariance(rho=2.0, norm_bound="auto", random_state=seed)
+        GaussianCovariance(
+            rho=2.0, norm_bound="auto", feature_scaling=None, random_state=seed
+        )
         .fit(X)
         .norm_bound_
         for seed in range(20)
@@ -200,7 +209,11 @@ def test_an_auto_bound_without_enough_budget_errs_low():
 def test_auto_passes_its_bound_to_the_mechanism_it_chooses():
     X = np.random.default_rng(4).normal(size=(20000, 3)) * 5.0
     est = AutoCovariance(
-        rho=1.0, norm_bound="auto", assume_centered=False, random_state=0
+        rho=1.0,
+        norm_bound="auto",
+        feature_scaling=None,
+        assume_centered=False,
+        random_state=0,
     ).fit(X)
     assert [p.step for p in est.privacy_parts_][:2] == ["norm bound", "trace estimate"]
     assert est.norm_bound_ > 5.0

@@ -25,6 +25,7 @@ from skprivcov._data._exact import (
     ExactStatistic,
     ExactTotal,
 )
+from skprivcov._data._normalised import NormalisedRows
 from skprivcov._data._row_norms import (
     canonical_sparse,
     row_norms,
@@ -40,6 +41,8 @@ from skprivcov._data._statistics import (
     UNIT_BITS,
     NormProfile,
     SufficientStatistics,
+    box_means,
+    feature_cells,
     feature_counts,
     floored_unit_sum,
     norm_profile,
@@ -72,9 +75,11 @@ __all__ = [
     "ExactStatistic",
     "ExactTotal",
     "NormProfile",
+    "NormalisedRows",
     "SufficientStatistics",
     "as_numeric",
     "augment",
+    "box_means",
     "canonical_sparse",
     "center",
     "check_input",
@@ -87,6 +92,7 @@ __all__ = [
     "class_sums_squares",
     "compute_array",
     "exact_mean",
+    "feature_cells",
     "feature_counts",
     "floored_unit_sum",
     "is_dask_array",

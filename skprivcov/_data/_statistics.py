@@ -54,6 +54,13 @@ from skprivcov._data._exact import (
     ExactStatistic,
     ExactTotal,
 )
+from skprivcov._data._normalised import (
+    BOX_BITS,
+    NormalisedRows,
+    box_means_sums,
+    feature_cell_sums,
+    reduce_dense_blocks,
+)
 from skprivcov._data._row_norms import (
     canonical_sparse,
     dense_row_norms,
@@ -626,6 +633,13 @@ def _reduce(X, sums, *args, threaded=False):
     (a Spark DataFrame: over its partitions). A ``threaded`` function also
     gets ``threads=`` for an X in this process (:func:`_threads`); on a
     cluster the engine runs the blocks in parallel, each on one thread."""
+    if isinstance(X, NormalisedRows):  # z = (x − c)/s, mapped where X lives (§23)
+        return X.reduce(
+            sums,
+            *args,
+            chunk_values=_CHUNK_VALUES,
+            threads_of=_threads if threaded else None,
+        )
     if _dask.is_dask_array(X):
         return _dask.reduce_blocks(X, sums, *args)
     if _spark.is_spark_rows(X):
@@ -936,3 +950,45 @@ def feature_counts(X, grid, *, nonfinite="raise"):
     cells, n_bad = _reduce(X, _feature_count_sums, np.asarray(grid, dtype=np.float64))
     refuse_nonfinite(n_bad, nonfinite)
     return np.cumsum(cells, axis=1)[:, :-1]
+
+
+def box_means(X, centre, half_width, absolute, *, nonfinite="raise"):
+    """The exact per-feature mean of :func:`box_means_sums`'s clipped
+    coordinates over the rows of X (one pass, every engine); reads values:
+    run it after the charge.
+
+    Returns
+    -------
+    means : ExactStatistic of shape (n_features,)
+        The integer totals over n·2^32.
+    """
+    total, n_bad = reduce_dense_blocks(
+        X,
+        box_means_sums,
+        np.asarray(centre, dtype=np.float64),
+        np.asarray(half_width, dtype=np.float64),
+        bool(absolute),
+        chunk_values=_CHUNK_VALUES,
+    )
+    refuse_nonfinite(n_bad, nonfinite)
+    return ExactStatistic.of(total, X.shape[0] << BOX_BITS)
+
+
+def feature_cells(X, edges, *, nonfinite="raise"):
+    """Per feature, the count of its values in each cell (edges[k − 1],
+    edges[k]] of the public ascending ``edges`` (one pass, every engine; a
+    row with a non-finite entry counts as zeros, refused after the pass
+    under "raise"); reads values: run it after the charge.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (n_features, edges.size + 1)
+    """
+    cells, n_bad = reduce_dense_blocks(
+        X,
+        feature_cell_sums,
+        np.asarray(edges, dtype=np.float64),
+        chunk_values=_CHUNK_VALUES,
+    )
+    refuse_nonfinite(n_bad, nonfinite)
+    return cells

@@ -45,6 +45,13 @@ from skprivcov._fit._diagnostics import (
 from skprivcov._fit._docstrings import (
     fill_shared_docs,
 )
+from skprivcov._fit._feature_scaling import (
+    FEATURE_SCALING,
+    check_feature_scaling,
+    choose_feature_scaling,
+    scaling_mode,
+    to_raw_units,
+)
 from skprivcov._fit._precision import (
     eigenvalue_floor,
     floored_inverse,
@@ -54,6 +61,7 @@ __all__ = [
     "BUDGET",
     "BUDGET_RANGE",
     "DELTA",
+    "FEATURE_SCALING",
     "NOISE",
     "NOISE_DOMINATED_RATIO",
     "NONFINITE",
@@ -68,7 +76,9 @@ __all__ = [
     "bound_quantile",
     "bound_range",
     "budget_parameters",
+    "check_feature_scaling",
     "check_handed_down",
+    "choose_feature_scaling",
     "collected_warnings",
     "describe",
     "eigenvalue_floor",
@@ -79,7 +89,9 @@ __all__ = [
     "is_private_bound",
     "issue_warnings",
     "public_parameters",
+    "scaling_mode",
     "signal_to_noise",
     "silenced_warnings",
+    "to_raw_units",
     "warn_if_noise_dominated",
 ]

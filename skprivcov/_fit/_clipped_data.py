@@ -15,7 +15,11 @@ import numpy as np
 from skprivcov._data import (
     CONSTANT_SQUARE,
     FEATURE_SQUARE,
+    ExactStatistic,
+    NormalisedRows,
     NormProfile,
+    box_means,
+    feature_cells,
     norm_profile,
     row_norm_counts,
     unit_ball_statistics,
@@ -59,6 +63,8 @@ class ClippedData:
     ----------
     n_samples : int
         The public number of rows.
+    n_features : int
+        The public number of features.
     n_columns : int
         The dimension of the matrix a mechanism releases.
 
@@ -82,6 +88,7 @@ class ClippedData:
         self.augmented = augmented
         self._nonfinite = nonfinite
         self.n_samples = X.shape[0]
+        self.n_features = X.shape[1]
         self.n_columns = X.shape[1] + (1 if augmented else 0)
         self._targets = {}
 
@@ -150,6 +157,74 @@ class ClippedData:
         grid = bound_grid(bound_range)
         counts = row_norm_counts(self._X, grid, nonfinite=self._nonfinite)
         return private_norm_bound(counts, grid, self.n_samples, budget, rng, **options)
+
+    def normalised(
+        self,
+        centre: np.ndarray,
+        scale: np.ndarray,
+        clipped: np.ndarray | None = None,
+    ) -> "ClippedData":
+        """The same rows mapped to z = (x − centre)/scale (§23, step 2).
+
+        Every later pass reads z, mapped block by block where the rows live;
+        ``centre`` and ``scale`` must be public (given, or released).
+
+        Parameters
+        ----------
+        centre, scale : ndarray of shape (n_features,)
+            The public centre and positive scale.
+        clipped : ndarray of bool of shape (n_features,), default=None
+            The features whose z is clipped at ±4 (None: all).
+
+        Returns
+        -------
+        data : ClippedData
+            The passes over the mapped rows.
+        """
+        rows = NormalisedRows(self._X, centre, scale, clipped)
+        return ClippedData(rows, augmented=self.augmented, nonfinite=self._nonfinite)
+
+    def feature_cells(self, edges: np.ndarray) -> np.ndarray:
+        """Count every feature's values in each cell of ``edges`` (one pass).
+
+        The cells of §23, step 1: cell k holds (edges[k − 1], edges[k]].
+
+        Parameters
+        ----------
+        edges : ndarray
+            The public ascending cell edges.
+
+        Returns
+        -------
+        counts : ndarray of int64, shape (n_features, edges.size + 1)
+            The counts; a row with a non-finite entry counts as zeros (the
+            rule ``nonfinite``).
+        """
+        return feature_cells(self._X, edges, nonfinite=self._nonfinite)
+
+    def box_means(
+        self, centre: np.ndarray, half_width: np.ndarray, absolute: bool
+    ) -> ExactStatistic:
+        """Average every feature's coordinates clipped to its box (one pass).
+
+        The exact mean of clip((x − m)/r, −1, 1), or with ``absolute`` of
+        min(|x − m|/r, 1), on the grid 2^−32 (§23, step 1).
+
+        Parameters
+        ----------
+        centre, half_width : ndarray of shape (n_features,)
+            The public box (m, r) of every feature.
+        absolute : bool
+            Whether the mean is of the absolute deviations.
+
+        Returns
+        -------
+        means : ExactStatistic of shape (n_features,)
+            The exact means (integers over n·2^32).
+        """
+        return box_means(
+            self._X, centre, half_width, absolute, nonfinite=self._nonfinite
+        )
 
     def norm_profile(self, bound: float) -> NormProfile:
         """Histogram of the norm exponents of the rows scaled by 1/``bound``.

@@ -31,6 +31,22 @@ tuple (low, high), default="auto"
         keeps every computation of the fit inside float64, so that nothing
         fails after the budget is charged.
 
+    feature_scaling : {"auto", "private"}, tuple (centre, scale) or None, \
+default="auto"
+        Where the rows are brought before clipping (docs/algorithms.rst §23).
+        "private": every feature gets a private centre c and scale s (the
+        steps ``"feature cells"``, ``"feature means …"`` and ``"feature
+        spreads …"`` of ``privacy_parts_``, 1/4 of the budget), the release
+        (its norm bound included) reads z = (x − c)/s at the rest, and is
+        mapped back to the rows' units, so that the noise follows each
+        feature's spread, not the data's offset from the origin. A pair
+        (centre, scale) of numbers or arrays of n_features is public and
+        costs nothing (for a public box [lower, upper]: centre (lower +
+        upper)/2, scale (upper − lower)/2). None: the rows as given. "auto"
+        (the default): "private" when ``norm_bound`` is private ("auto" or a
+        range), None with a public ``norm_bound`` (it bounds the rows as
+        given). Published as ``feature_location_`` and ``feature_scale_``.
+
     assume_centered : bool, default=False
         If False (the default, as scikit-learn's ``EmpiricalCovariance``),
         release the second moment of the rows augmented with a constant
@@ -182,7 +198,17 @@ _SHARED["fitted_attributes"] = f"""{_SHARED["release_attributes"]}
 
     norm_bound_ : float
         The bound the rows were clipped at: ``norm_bound``, or with "auto" its
-        private choice (an output of the step ``"norm bound"``).
+        private choice (an output of the step ``"norm bound"``); in the space
+        of z = (x − c)/s when the rows were normalised.
+
+    feature_location_ : ndarray of shape (n_features,) or None
+        The centre c of ``feature_scaling`` (released or given); None when
+        the rows were left as given or are taken as centred
+        (``assume_centered``: c = 0).
+
+    feature_scale_ : ndarray of shape (n_features,) or None
+        The scale s of ``feature_scaling``; None when the rows were left as
+        given.
 
     {_SHARED["parts_attribute"]}
 

@@ -103,12 +103,22 @@ class AdaptiveCovariance(BasePrivateCovariance):
     >>> X = 0.01 * rng.uniform(-0.5, 0.5, size=(20000, 3))  # tiny norms
     >>> est = AdaptiveCovariance(rho=1.0, random_state=0).fit(X)
     >>> print(*est.privacy_parts_, sep="\\n")  # n too small to run PrivRadius
-    norm bound: 0.0625-zCDP
-    trace bound: 0.0585938-zCDP
-    threshold search: 0.0585938-zCDP
-    final: 0.820312-zCDP
-    >>> # Norms far inside the bound: ask for the private radius explicitly.
-    >>> est = AdaptiveCovariance(rho=1.0, radius="private", random_state=0).fit(X)
+    feature cells: 0.125-zCDP
+    feature means 1: 0.015625-zCDP
+    feature spreads 1: 0.015625-zCDP
+    feature means 2: 0.015625-zCDP
+    feature spreads 2: 0.015625-zCDP
+    feature means 3: 0.03125-zCDP
+    feature spreads 3: 0.03125-zCDP
+    norm bound: 0.046875-zCDP
+    trace bound: 0.0439453-zCDP
+    threshold search: 0.0439453-zCDP
+    final: 0.615234-zCDP
+    >>> # Norms far inside the bound (as given: no per-feature normalisation,
+    >>> # which would bring them to unit scale): ask for the private radius.
+    >>> est = AdaptiveCovariance(
+    ...     rho=1.0, radius="private", feature_scaling=None, random_state=0
+    ... ).fit(X)
     >>> est.threshold_ < 0.05
     True
     >>> print(est.privacy_spent_)
@@ -144,6 +154,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
         separate_factor=0.25,
         eigenvalue_share="auto",
         norm_bound="auto",
+        feature_scaling="auto",
         assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
@@ -156,6 +167,7 @@ class AdaptiveCovariance(BasePrivateCovariance):
             epsilon=epsilon,
             delta=delta,
             norm_bound=norm_bound,
+            feature_scaling=feature_scaling,
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,

@@ -234,12 +234,19 @@ class AutoCovariance(BasePrivateCovariance):
     >>> est.mechanism_
     'adaptive'
     >>> print(*est.privacy_parts_, sep="\\n")
-    norm bound: 0.0625-zCDP
-    trace estimate: 0.0585938-zCDP
-    trace bound: 0.0512695-zCDP
-    threshold search: 0.0512695-zCDP
-    final: 0.717773-zCDP
-    shrinkage: 0.0585938-zCDP
+    feature cells: 0.125-zCDP
+    feature means 1: 0.015625-zCDP
+    feature spreads 1: 0.015625-zCDP
+    feature means 2: 0.015625-zCDP
+    feature spreads 2: 0.015625-zCDP
+    feature means 3: 0.03125-zCDP
+    feature spreads 3: 0.03125-zCDP
+    norm bound: 0.046875-zCDP
+    trace estimate: 0.0439453-zCDP
+    trace bound: 0.0384521-zCDP
+    threshold search: 0.0384521-zCDP
+    final: 0.53833-zCDP
+    shrinkage: 0.0439453-zCDP
     """
 
     _parameter_constraints: dict = {
@@ -261,6 +268,7 @@ class AutoCovariance(BasePrivateCovariance):
         beta=0.1,
         allow_zero=True,
         norm_bound="auto",
+        feature_scaling="auto",
         assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
@@ -273,6 +281,7 @@ class AutoCovariance(BasePrivateCovariance):
             epsilon=epsilon,
             delta=delta,
             norm_bound=norm_bound,
+            feature_scaling=feature_scaling,
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,

@@ -16,6 +16,7 @@ from skprivcov._data import as_numeric, center
 from skprivcov._fit import (
     BUDGET,
     DELTA,
+    FEATURE_SCALING,
     NOISE,
     NONFINITE,
     PROJECTION,
@@ -24,11 +25,15 @@ from skprivcov._fit import (
     auto_norm_bound,
     bound_quantile,
     bound_range,
+    check_feature_scaling,
+    choose_feature_scaling,
     eigenvalue_floor,
     estimator_budget,
     fill_shared_docs,
     is_private_bound,
+    scaling_mode,
     signal_to_noise,
+    to_raw_units,
     warn_if_noise_dominated,
 )
 from skprivcov.base import (
@@ -83,6 +88,7 @@ class BasePrivateCovariance(
         "epsilon": BUDGET,
         "delta": DELTA,
         "norm_bound": RELEASE_NORM_BOUND,
+        "feature_scaling": FEATURE_SCALING,
         "assume_centered": ["boolean"],
         "projection": PROJECTION,
         "nonfinite": NONFINITE,
@@ -109,6 +115,7 @@ class BasePrivateCovariance(
         epsilon=None,
         delta=None,
         norm_bound="auto",
+        feature_scaling="auto",
         assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
@@ -120,6 +127,7 @@ class BasePrivateCovariance(
         self.epsilon = epsilon
         self.delta = delta
         self.norm_bound = norm_bound
+        self.feature_scaling = feature_scaling
         self.assume_centered = assume_centered
         self.projection = projection
         self.nonfinite = nonfinite
@@ -235,6 +243,12 @@ class BasePrivateCovariance(
     def _check_public(self, X, y):
         X = self._validate_input(X)
         self._check_parameters(X)
+        # A public centre and scale are checked before the charge (§23).
+        self._public_scaling = check_feature_scaling(
+            getattr(self, "feature_scaling", None),
+            self.n_features_in_,
+            self.assume_centered,
+        )
         return X
 
     def _fit_cost(self, facts):
@@ -246,28 +260,50 @@ class BasePrivateCovariance(
         )
 
     def _choose_bounds(self, data, cost, rng):
-        return (data, *self._choose_norm_bound(data, cost, rng))
+        # §23: the rows mapped to z = (x − c)/s first (a private c and s at
+        # their parts, or public ones), then the norm bound chosen for z.
+        data, scaling_parts, cost, centre, scale = choose_feature_scaling(
+            scaling_mode(getattr(self, "feature_scaling", None), self.norm_bound),
+            self._public_scaling,
+            data,
+            cost,
+            rng,
+            centred=not self.assume_centered,
+        )
+        # No centre is released for rows taken as centred (§23).
+        self.feature_location_ = None if self.assume_centered else centre
+        self.feature_scale_ = scale
+        bound_parts, rest = self._choose_norm_bound(data, cost, rng)
+        return data, (*scaling_parts, *bound_parts), rest
 
     def _store(self, release, data, budget):
-        # Post-processing of the release only; back to the scale of the data.
+        # Post-processing of the release only; back to the scale of the data
+        # (of z, when the rows were mapped: §23), then to the rows' units.
         covariance, location = self._post_process(release.matrix)
         scale = release.scale**2
-        self._set_release(covariance * scale, location * release.scale)
+        covariance, location = covariance * scale, location * release.scale
         # The noise level of what the release spent (without the bound's part).
-        self.eigenvalue_floor_ = scale * eigenvalue_floor(
-            data.n_samples, self.n_features_in_, budget
-        )
-        for name, value in (release.extras or {}).items():
-            setattr(self, name, value)
+        floor = scale * eigenvalue_floor(data.n_samples, self.n_features_in_, budget)
         # How much of the release is noise (§23): post-processing of the
         # release and public facts, warned about when it is most of it.
         self.signal_to_noise_ = signal_to_noise(
-            self.covariance_,
+            covariance,
             release.scale,
             data.n_samples,
             self.n_features_in_,
             budget,
         )
+        feature_scale = self.feature_scale_
+        centre = self.feature_location_
+        if centre is None and feature_scale is not None:
+            centre = np.zeros(self.n_features_in_)
+        self._set_release(*to_raw_units(covariance, location, centre, feature_scale))
+        # In the rows' units the noise's spectral level is at most the
+        # largest scale² times its level in z's space (§23).
+        largest = 1.0 if feature_scale is None else float(np.max(feature_scale)) ** 2
+        self.eigenvalue_floor_ = floor * largest
+        for name, value in (release.extras or {}).items():
+            setattr(self, name, value)
         if self.signal_to_noise_ == 0.0 and hasattr(self, "mechanism_"):
             self.mechanism_ = "zero"  # nothing was released (§23)
         warn_if_noise_dominated(

@@ -64,9 +64,16 @@ class SeparateCovariance(BasePrivateCovariance):
     >>> print(est.privacy_spent_)
     1-zCDP
     >>> print(*est.privacy_parts_, sep="\\n")
-    norm bound: 0.0625-zCDP
-    eigenvalues: 0.46875-zCDP
-    noisy matrix: 0.46875-zCDP
+    feature cells: 0.125-zCDP
+    feature means 1: 0.015625-zCDP
+    feature spreads 1: 0.015625-zCDP
+    feature means 2: 0.015625-zCDP
+    feature spreads 2: 0.015625-zCDP
+    feature means 3: 0.03125-zCDP
+    feature spreads 3: 0.03125-zCDP
+    norm bound: 0.046875-zCDP
+    eigenvalues: 0.351562-zCDP
+    noisy matrix: 0.351562-zCDP
     """
 
     _parameter_constraints: dict = {
@@ -84,6 +91,7 @@ class SeparateCovariance(BasePrivateCovariance):
         delta=None,
         eigenvalue_share=0.5,
         norm_bound="auto",
+        feature_scaling="auto",
         assume_centered=False,
         projection="psd-trace",
         nonfinite="raise",
@@ -96,6 +104,7 @@ class SeparateCovariance(BasePrivateCovariance):
             epsilon=epsilon,
             delta=delta,
             norm_bound=norm_bound,
+            feature_scaling=feature_scaling,
             assume_centered=assume_centered,
             projection=projection,
             nonfinite=nonfinite,

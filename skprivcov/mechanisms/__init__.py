@@ -29,6 +29,11 @@ from skprivcov.mechanisms._covariance import (
 from skprivcov.mechanisms._eigen import (
     eigh_descending,
 )
+from skprivcov.mechanisms._feature_scaling import (
+    FeatureScaling,
+    cell_edges,
+    private_feature_scaling,
+)
 from skprivcov.mechanisms._iterative import (
     iterative_eigen_covariance,
 )
@@ -75,6 +80,7 @@ from skprivcov.mechanisms._shrinkage import (
 )
 from skprivcov.mechanisms._splits import (
     SPLITS,
+    scaling_steps,
     split_budget,
 )
 from skprivcov.mechanisms._trace import (
@@ -94,11 +100,13 @@ __all__ = [
     "SPLITS",
     "AdaptivePlan",
     "CoinPressPasses",
+    "FeatureScaling",
     "NoiseDiagnostics",
     "adaptive_covariance",
     "adaptive_plan",
     "adaptive_release",
     "bingham_envelope",
+    "cell_edges",
     "class_counts_sensitivity",
     "class_squares_sensitivity",
     "class_sums_sensitivity",
@@ -122,6 +130,7 @@ __all__ = [
     "nuclear_laplace_covariance",
     "per_class_sums_l1_sensitivity",
     "private_box",
+    "private_feature_scaling",
     "private_norm_bound",
     "private_quantile",
     "private_shrinkage",
@@ -135,6 +144,7 @@ __all__ = [
     "radius_step_runs",
     "runs_pmf",
     "sample_bingham",
+    "scaling_steps",
     "second_moment_l1_sensitivity",
     "second_moment_l2_sensitivity",
     "second_moment_nuclear_sensitivity",

@@ -14,7 +14,13 @@ shrinkage's (§3.9a).
 
 from skprivcov.privacy import BudgetPart
 
-__all__ = ["SPLITS", "split_budget"]
+__all__ = [
+    "FEATURE_SCALING_ROUNDS",
+    "FEATURE_SCALING_SHARE",
+    "SPLITS",
+    "scaling_steps",
+    "split_budget",
+]
 
 
 def _whole(step):
@@ -99,6 +105,62 @@ def _bound_auto():
     return (("norm bound", 1 / 16), ("release", 15 / 16))
 
 
+# §23: the share of the private per-feature normalisation, and its rounds
+# (measured: benchmarks/bench_raw_tables.py).
+FEATURE_SCALING_SHARE = 1 / 4
+FEATURE_SCALING_ROUNDS = 3
+
+
+def scaling_steps(centred):
+    """The steps of the private per-feature normalisation (§23), in order.
+
+    Parameters
+    ----------
+    centred : bool
+        Whether a centre is released (the means steps run).
+
+    Returns
+    -------
+    steps : tuple of str
+        The step names, as ``privacy_parts_`` shows them.
+
+    Examples
+    --------
+    >>> from skprivcov.mechanisms import scaling_steps
+    >>> scaling_steps(False)
+    ('feature cells', 'feature spreads 1', 'feature spreads 2', 'feature spreads 3')
+    """
+    steps = ["feature cells"]
+    for round_ in range(1, FEATURE_SCALING_ROUNDS + 1):
+        if centred:
+            steps.append(f"feature means {round_}")
+        steps.append(f"feature spreads {round_}")
+    return tuple(steps)
+
+
+def _feature_scaling(*, centred=True):
+    # §23: a private centre and scale per feature at FEATURE_SCALING_SHARE of
+    # the fit's budget: half of it on the cells, the other half on the
+    # rounds, each round twice the one before it but the first (the last
+    # round's release is the one kept: 1/4, 1/4, 1/2 of the rounds' share for
+    # three rounds), split evenly between its steps (powers of two: the parts
+    # add up to the whole without rounding); the release (its norm bound
+    # included) gets the rest, on the rows mapped by it (sequential
+    # composition).
+    steps = scaling_steps(centred)
+    cells = FEATURE_SCALING_SHARE / 2
+    rounds = FEATURE_SCALING_ROUNDS
+    weights = [1.0] + [2.0 ** (r - 1) for r in range(1, rounds)]
+    per_round = [(FEATURE_SCALING_SHARE - cells) * w / sum(weights) for w in weights]
+    per_step = len(steps[1:]) // rounds
+    shares = [share / per_step for share in per_round for _ in range(per_step)]
+    return (
+        (steps[0], cells),
+        *zip(steps[1:], shares, strict=True),
+        ("release", 1.0 - FEATURE_SCALING_SHARE),
+    )
+
+
 def _ridge_bounds_auto(*, X_auto, y_auto):
     # §18.5: a ridge model's private bounds, on the same rows as its release
     # (sequential composition): a private box per feature at 1/8 (2d
@@ -161,6 +223,7 @@ SPLITS = {
     "adaptive": _adaptive,
     "auto": _auto,
     "norm bound auto": _bound_auto,
+    "feature scaling": _feature_scaling,
     "coinpress": _coinpress,
     "ridge bounds auto": _ridge_bounds_auto,
     "ridge mean": _ridge_mean,

@@ -60,6 +60,12 @@ SITES = (
     # A classifier's private label set (§25): the count of every label
     # present in y, of ℓ2 sensitivity √2 (in counts).
     "label set",
+    # The private per-feature normalisation (§23): the counts of every
+    # feature's cells (ℓ2 √(2d), in counts), the means of the box-clipped
+    # coordinates (2√d/n) and of their absolute deviations (√d/n).
+    "feature cells",
+    "feature means",
+    "feature spreads",
 )
 
 _RECORDS = contextvars.ContextVar("skprivcov_noise_records", default=None)

@@ -31,6 +31,16 @@ RELEASE_ATTRIBUTES = {
         "budget: post-processing of covariance_ and public values (n, d, the "
         "budget, norm_bound_) (docs/algorithms.rst §23)"
     ),
+    "feature_location_": (
+        "the public centre of feature_scaling, or the output of the private "
+        "steps 'feature cells', 'feature means …' (docs/algorithms.rst §23); None "
+        "when the rows are left as given or taken as centred"
+    ),
+    "feature_scale_": (
+        "the public scale of feature_scaling, or the output of the private "
+        "steps 'feature cells', 'feature means …', 'feature spreads …' (§23); "
+        "None when the rows are left as given"
+    ),
     "_precision": "a cache of the floored inverse of covariance_: post-processing",
 }
 
