@@ -112,11 +112,21 @@ def main(argv=None):
         spent = model.privacy_spent_
         print(f"released {k} components of {d} features ({spent}) to {output}")
     print(f"record in {record}")
-    if args.norm_bound is None:
+    released_by = getattr(model, "estimator_", model)
+    if args.norm_bound is None and getattr(released_by, "feature_scale_", None) is None:
         print(
             "note: rows were clipped to a private bound chosen at 1/16 of the "
             "budget (the record's norm_bound); give --norm-bound when a public "
             "one is known (docs/choosing_bounds.rst)"
+        )
+    elif args.norm_bound is None:
+        print(
+            "note: each feature was brought to a private scale (and centre) at "
+            "1/4 of the budget (the record's feature_scale and "
+            "feature_location), then rows were clipped to a private bound "
+            "chosen at 1/16 of the rest (the record's norm_bound, for the rows "
+            "so mapped; docs/algorithms.rst §23); give --norm-bound when a "
+            "public one is known (docs/choosing_bounds.rst)"
         )
     return 0
 

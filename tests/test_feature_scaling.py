@@ -14,10 +14,9 @@ import pytest
 
 from skprivcov import AutoCovariance, GaussianCovariance, LaplaceCovariance
 from skprivcov._data import box_means, feature_cells
-from skprivcov._data._normalised import Z_LIMIT
-from skprivcov._fit import floored_inverse
+from skprivcov._fit import floored_inverse, z_limit
 from skprivcov.mechanisms import cell_edges, scaling_steps
-from skprivcov.privacy import PrivacyAccountant
+from skprivcov.privacy import PrivacyAccountant, PrivacyCost
 
 
 def _offset_table(n=20000, d=8, seed=0):
@@ -118,10 +117,18 @@ def test_the_box_means_move_by_their_stated_sensitivity(absolute):
 
 def test_a_public_scaling_is_the_release_of_the_mapped_rows():
     """feature_scaling=(c, s) costs nothing and releases diag(s) Σ_z diag(s)
-    and c + s∘μ_z, Σ_z and μ_z the release of z = clip((x − c)/s, −4, 4)
-    with the same seed, bit for bit."""
+    and c + s∘μ_z, Σ_z and μ_z the release of z = clip((x − c)/s, ±L) with
+    the same seed, bit for bit; L = 4·max(1, √(0.25/(ℓ·d))), ℓ the noise
+    level of the budget (z_limit, §23): 4 for a noisy release, further for
+    a quiet one."""
     X = _offset_table(n=3000, d=4)
     centre, scale = X.mean(axis=0).round(), X.std(axis=0).round(3)
+    # Spelled out from the spec (§23, §15): ℓ = 2√d·√2/(n√(2ρ)).
+    n, d = X.shape
+    level = 2 * math.sqrt(d) * math.sqrt(2.0) / (n * math.sqrt(2.0))
+    limit = 4.0 * max(1.0, math.sqrt(0.25 / (level * d)))
+    assert limit == pytest.approx(z_limit(n, d, PrivacyCost.zcdp(1.0)), rel=1e-12)
+    assert limit > 4.0
     accountant = PrivacyAccountant(rho=2.0)
     public = GaussianCovariance(
         rho=1.0,
@@ -132,8 +139,7 @@ def test_a_public_scaling_is_the_release_of_the_mapped_rows():
     ).fit(X)
     mapped = GaussianCovariance(
         rho=1.0, norm_bound=4.0, feature_scaling=None, random_state=0
-    ).fit(np.clip((X - centre) / scale, -Z_LIMIT, Z_LIMIT))
-    assert Z_LIMIT == 4.0
+    ).fit(np.clip((X - centre) / scale, -limit, limit))
     np.testing.assert_array_equal(
         public.covariance_, mapped.covariance_ * np.outer(scale, scale)
     )
@@ -301,3 +307,50 @@ def test_the_centre_and_scale_are_noisy_where_they_are_precise():
     for fit in fits:
         assert not np.any(np.isclose(fit.feature_location_, exact[0], rtol=1e-12))
         assert not np.any(np.isclose(fit.feature_scale_, exact[1], rtol=1e-12))
+
+
+@pytest.mark.slow  # two processes (about 9 s)
+def test_the_command_line_records_the_centre_and_scale(tmp_path):
+    """The record carries the private centre and scale (the rows the
+    release read were (x − centre)/scale) and the note says so; with a
+    public --norm-bound the rows are as given and both are null."""
+    import json
+    import subprocess
+    import sys
+
+    np.save(tmp_path / "rows.npy", _offset_table(n=2000, d=3))
+    command = [sys.executable, "-m", "skprivcov", "release", str(tmp_path / "rows.npy")]
+    budget = ["--rho", "1", "--seed", "0"]
+    private = subprocess.run(
+        [*command, "--output", str(tmp_path / "a.npy"), *budget],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    record = json.loads((tmp_path / "a.npy.json").read_text())
+    assert len(record["feature_location"]) == len(record["feature_scale"]) == 3
+    assert "private scale (and centre)" in private.stdout
+    subprocess.run(
+        [*command, "--output", str(tmp_path / "b.npy"), "--norm-bound", "1e4", *budget],
+        capture_output=True,
+        check=True,
+    )
+    record = json.loads((tmp_path / "b.npy.json").read_text())
+    assert record["feature_location"] is None and record["feature_scale"] is None
+
+
+def test_a_release_that_learns_little_keeps_the_private_centre():
+    """Raw penguins at ρ = 0.1 (issue 46: the zero release zeroed
+    location_, and a ridge refit predicted 0.4 g for birds of 4 200 g): the
+    rows as given still release a zero location; with the normalisation
+    location_ is the private centre plus the release's mean of z, within
+    15% of every feature's mean."""
+    import palmerpenguins
+
+    table = palmerpenguins.load_penguins().select_dtypes("number").dropna()
+    X = table.to_numpy(dtype=float)
+    raw = AutoCovariance(rho=0.1, feature_scaling=None, random_state=0).fit(X)
+    assert not np.any(raw.location_)
+    est = AutoCovariance(rho=0.1, random_state=0).fit(X)
+    mean = X.mean(axis=0)
+    assert np.all(np.abs(est.location_ - mean) < 0.15 * np.abs(mean))

@@ -315,6 +315,10 @@ def _spent_record(spent):
     }
 
 
+def _as_list(values):
+    return None if values is None else np.asarray(values).tolist()
+
+
 def _record(args, estimator, output):
     record = {
         "skprivcov_release": 1,
@@ -328,6 +332,10 @@ def _record(args, estimator, output):
         # The bound the rows were clipped at: public, or with --norm-bound
         # auto the output of the private step "norm bound" (§18.2).
         "norm_bound": getattr(estimator, "norm_bound_", None),
+        # The per-feature centre and scale of §23 (the rows the release read
+        # were (x − centre)/scale): the private steps' output, or None.
+        "feature_location": _as_list(getattr(estimator, "feature_location_", None)),
+        "feature_scale": _as_list(getattr(estimator, "feature_scale_", None)),
         "n_features": int(estimator.n_features_in_),
         # How much of the release is signal (§23): post-processing.
         "signal_to_noise": getattr(estimator, "signal_to_noise_", None),

@@ -25,7 +25,7 @@ from skprivcov._data._exact import (
     ExactStatistic,
     ExactTotal,
 )
-from skprivcov._data._normalised import NormalisedRows
+from skprivcov._data._normalised import Z_LIMIT, NormalisedRows
 from skprivcov._data._row_norms import (
     canonical_sparse,
     row_norms,
@@ -72,6 +72,7 @@ __all__ = [
     "FRACTION_BITS",
     "NONFINITE_RULES",
     "UNIT_BITS",
+    "Z_LIMIT",
     "ExactStatistic",
     "ExactTotal",
     "NormProfile",

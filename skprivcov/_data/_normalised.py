@@ -44,7 +44,9 @@ def _in_process_chunks(X, chunk_values):
     least one row)."""
     n_samples, n_features = X.shape
     rows = max(1, min(chunk_values // max(n_features, 1), 1 << 29))
-    for start in range(0, n_samples, rows):
+    # An empty block (a dask array may have one) is one empty chunk: its
+    # sums are zeros of the right shapes, not nothing.
+    for start in range(0, max(n_samples, 1), rows):
         yield dense_block(X[start : start + rows])
 
 
@@ -136,8 +138,9 @@ class NormalisedRows:
         The validated training data (values not yet checked).
     centre, scale : ndarray of shape (n_features,)
         Public (released or given) centre and positive scale.
-    clipped : ndarray of bool of shape (n_features,), default=None
-        The features whose z is clipped at ±Z_LIMIT (None: all of them).
+    limit : ndarray of shape (n_features,), default=None
+        Where each feature's z is clipped, ±limit (None: ±Z_LIMIT for all;
+        inf leaves a feature unclipped).
     """
 
     ndim = 2
@@ -148,13 +151,14 @@ class NormalisedRows:
         X: Any,
         centre: np.ndarray,
         scale: np.ndarray,
-        clipped: np.ndarray | None = None,
+        limit: np.ndarray | None = None,
     ) -> None:
         self.base = X
         self.centre = np.asarray(centre, dtype=np.float64)
         self.scale = np.asarray(scale, dtype=np.float64)
-        clipped = np.ones(X.shape[1], dtype=bool) if clipped is None else clipped
-        self.limit = np.where(clipped, Z_LIMIT, np.inf)
+        if limit is None:
+            limit = np.full(X.shape[1], Z_LIMIT)
+        self.limit = np.asarray(limit, dtype=np.float64)
         self.shape = tuple(X.shape)
         self.size = self.shape[0] * self.shape[1]
 

@@ -51,6 +51,7 @@ from skprivcov._fit._feature_scaling import (
     choose_feature_scaling,
     scaling_mode,
     to_raw_units,
+    z_limit,
 )
 from skprivcov._fit._precision import (
     eigenvalue_floor,
@@ -94,4 +95,5 @@ __all__ = [
     "silenced_warnings",
     "to_raw_units",
     "warn_if_noise_dominated",
+    "z_limit",
 ]

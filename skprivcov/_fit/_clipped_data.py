@@ -162,7 +162,7 @@ class ClippedData:
         self,
         centre: np.ndarray,
         scale: np.ndarray,
-        clipped: np.ndarray | None = None,
+        limit: np.ndarray | None = None,
     ) -> "ClippedData":
         """The same rows mapped to z = (x − centre)/scale (§23, step 2).
 
@@ -173,15 +173,15 @@ class ClippedData:
         ----------
         centre, scale : ndarray of shape (n_features,)
             The public centre and positive scale.
-        clipped : ndarray of bool of shape (n_features,), default=None
-            The features whose z is clipped at ±4 (None: all).
+        limit : ndarray of shape (n_features,), default=None
+            Where each feature's z is clipped, ±limit (None: ±4 for all).
 
         Returns
         -------
         data : ClippedData
             The passes over the mapped rows.
         """
-        rows = NormalisedRows(self._X, centre, scale, clipped)
+        rows = NormalisedRows(self._X, centre, scale, limit)
         return ClippedData(rows, augmented=self.augmented, nonfinite=self._nonfinite)
 
     def feature_cells(self, edges: np.ndarray) -> np.ndarray:

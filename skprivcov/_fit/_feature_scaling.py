@@ -11,9 +11,15 @@ chosen in z's space, and maps back (:func:`to_raw_units`).
 import numpy as np
 
 from skprivcov._compat import StrOptions
+from skprivcov._data import Z_LIMIT
 from skprivcov._fit._bounds import is_private_bound
 from skprivcov._fit._constraints import NORM_BOUND_RANGE
-from skprivcov.mechanisms import private_feature_scaling, split_budget
+from skprivcov.mechanisms import (
+    NOISY_AT,
+    noise_level,
+    private_feature_scaling,
+    split_budget,
+)
 
 __all__ = [
     "FEATURE_SCALING",
@@ -21,6 +27,7 @@ __all__ = [
     "choose_feature_scaling",
     "scaling_mode",
     "to_raw_units",
+    "z_limit",
 ]
 
 FEATURE_SCALING = [StrOptions({"auto", "private"}), tuple, None]
@@ -75,6 +82,30 @@ def check_feature_scaling(feature_scaling, n_features, assume_centered):
     return centre, scale
 
 
+def z_limit(n_samples, n_features, budget):
+    """Where z = (x − c)/s is clipped (§23, step 2): ±Z_LIMIT (4) where the
+    release is noisy, and further where it is not, by the public rule of the
+    norm bound's quantile (§18.2): the clip trades a bias (a heavy tail's
+    values winsorised) against noise, and a release of little noise has
+    room for the values it would otherwise cut. With ℓ the noise level of
+    the release's budget, 4·max(1, √(NOISY_AT/(ℓ·d))).
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        Public.
+    budget : PrivacyCost
+        What the release spends.
+
+    Returns
+    -------
+    limit : float
+        The clip of every normalised feature.
+    """
+    noisy = noise_level(n_samples, n_features, budget) * n_features
+    return Z_LIMIT * max(1.0, (NOISY_AT / noisy) ** 0.5)
+
+
 def choose_feature_scaling(mode, public, data, budget, rng, *, centred):
     """The normalisation step of a fit.
 
@@ -106,14 +137,19 @@ def choose_feature_scaling(mode, public, data, budget, rng, *, centred):
     """
     if mode is None:
         return data, (), budget, None, None
+    widest = z_limit(data.n_samples, data.n_features, budget)
     if mode == "public":
         centre, scale = public
-        return data.normalised(centre, scale), (), budget, centre, scale
+        limit = np.full(data.n_features, widest)
+        return data.normalised(centre, scale, limit), (), budget, centre, scale
     *parts, rest = split_budget("feature scaling", budget, centred=centred)
-    centre, scale, learned = private_feature_scaling(
+    centre, scale, limit = private_feature_scaling(
         data, tuple(parts), rng, n_features=data.n_features, centred=centred
     )
-    mapped = data.normalised(centre, scale, clipped=learned)
+    # The release's own budget sets how far z may reach.
+    widest = z_limit(data.n_samples, data.n_features, rest.cost)
+    limit = np.where(np.isfinite(limit), limit * (widest / Z_LIMIT), limit)
+    mapped = data.normalised(centre, scale, limit=limit)
     return mapped, tuple(parts), rest.cost, centre, scale
 
 

@@ -135,6 +135,10 @@ _ENTRIES = (
             # The papers' setting: a public bound (the default is a private
             # one inside the budget, §18.2) and the second moment.
             "papers' setting": {"norm_bound": 1.0, "assume_centered": True},
+            # The per-feature normalisation of §23 (private by default): a
+            # public centre and scale instead, and the rows as given.
+            "public scaling": {"feature_scaling": (0.0, 0.5)},
+            "rows as given": {"feature_scaling": None},
             **_SECOND_MOMENT,
         },
         cli_name="gaussian",
