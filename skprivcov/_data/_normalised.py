@@ -205,7 +205,7 @@ def box_means_sums(block, centre, half_width, absolute):
     shape (d,), rows with a non-finite entry).
 
     Per value u = clip((x − m)/r, −1, 1), or with ``absolute`` u =
-    min(|x − m|/r, 1); a row with a non-finite entry counts as the row x = 0
+    min(abs(x − m)/r, 1); a row with a non-finite entry counts as the row x = 0
     (the rule ``nonfinite="zero"``; the caller refuses it under "raise").
     Rounded to the grid, u stays in [−1, 1] ([0, 1]): a replaced row moves
     each coordinate's sum by at most 2 (1) units of the statistic."""

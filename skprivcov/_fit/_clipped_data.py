@@ -208,7 +208,7 @@ class ClippedData:
         """Average every feature's coordinates clipped to its box (one pass).
 
         The exact mean of clip((x − m)/r, −1, 1), or with ``absolute`` of
-        min(|x − m|/r, 1), on the grid 2^−32 (§23, step 1).
+        min(abs(x − m)/r, 1), on the grid 2^−32 (§23, step 1).
 
         Parameters
         ----------

@@ -14,7 +14,7 @@ quantiles of §18.3:
 2. **Rounds** (``ROUNDS``): in the box (m, r) of each feature, the noisy
    mean of u = clip((x − m)/r, −1, 1) (ℓ2 sensitivity 2√d/n, ℓ1 2d/n) moves
    the centre to c = m + r·ū when its noise is small (deviation below 0.1);
-   then the noisy mean of a = min(|x − c|/r, 1) (ℓ2 √d/n, ℓ1 d/n) gives the
+   then the noisy mean of a = min(abs(x − c)/r, 1) (ℓ2 √d/n, ℓ1 d/n) gives the
    scale σ = r·â (the mean absolute deviation: it errs low) where â stands
    out of its noise, and the next box c ± (``SPREAD_WIDTH``·σ + 3 noise
    deviations of the mean); elsewhere the scale and box may only shrink.
@@ -240,7 +240,7 @@ def private_feature_scaling(passes, parts, rng, *, n_features, centred=True):
         shape (d, edges.size + 1) of every feature's values in the cells
         (edges[k − 1], edges[k]]; ``box_means(centre, half_width,
         absolute)``, the exact per-feature mean of clip((x − m)/r, −1, 1)
-        (with ``absolute`` of min(|x − m|/r, 1)) on the grid 2^−32.
+        (with ``absolute`` of min(abs(x − m)/r, 1)) on the grid 2^−32.
     parts : tuple of BudgetPart
         The steps' parts, in the order of ``scaling_steps`` (zCDP: Gaussian
         noise; pure: Laplace noise).
