@@ -137,8 +137,8 @@ def cell_edges():
     --------
     >>> from skprivcov.mechanisms import cell_edges
     >>> edges = cell_edges()
-    >>> edges.size, edges[0], edges[-1]
-    (258, np.float64(-4294967296.0), np.float64(4294967296.0))
+    >>> edges.size, float(edges[0]), float(edges[-1])
+    (258, -4294967296.0, 4294967296.0)
     """
     steps = np.arange(-_OCTAVES * CELLS_PER_OCTAVE, _OCTAVES * CELLS_PER_OCTAVE + 1)
     positive = np.exp2(steps / CELLS_PER_OCTAVE)
