@@ -16,6 +16,16 @@ from sklearn import datasets as sklearn_datasets
 
 from skprivcov.datasets import make_zipf_norms
 
+# The budgets of issue 46's raw-table acceptance (bench_noise_warning.py,
+# bench_raw_tables.py): ρ ∈ {0.1, 1, 10} and ε ∈ {1, 4}.
+RAW_TABLE_BUDGETS = [
+    ("rho", 0.1),
+    ("rho", 1.0),
+    ("rho", 10.0),
+    ("epsilon", 1.0),
+    ("epsilon", 4.0),
+]
+
 # label → (n, d, Zipf bins): DLY22's four settings (the AdaptiveCov acceptance).
 DLY22 = {
     "d=200 n=50000 N=4": (50_000, 200, 4),

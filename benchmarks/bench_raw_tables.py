@@ -34,7 +34,7 @@ import argparse
 import warnings
 
 import numpy as np
-from _settings import markdown_table
+from _settings import RAW_TABLE_BUDGETS, markdown_table
 from sklearn import datasets
 
 from skprivcov import (
@@ -45,13 +45,7 @@ from skprivcov import (
 )
 from skprivcov.privacy import NoiseDominatedWarning
 
-BUDGETS = [
-    ("rho", 0.1),
-    ("rho", 1.0),
-    ("rho", 10.0),
-    ("epsilon", 1.0),
-    ("epsilon", 4.0),
-]
+BUDGETS = RAW_TABLE_BUDGETS
 
 
 def _offset_table(seed=0):

@@ -23,7 +23,6 @@ from skprivcov._data._exact import ExactTotal
 __all__ = [
     "NormalisedRows",
     "box_means_sums",
-    "feature_cell_sums",
     "reduce_dense_blocks",
 ]
 
@@ -50,19 +49,17 @@ def _in_process_chunks(X, chunk_values):
         yield dense_block(X[start : start + rows])
 
 
-def _add(left, right):
-    return _dask._add(left, right)
-
-
-def _chunked_sums(block, sums, chunk_values, *args, **options):
+def _chunked_sums(block, sums, chunk_values, *args, threads_of=None):
     """Σ of ``sums`` over the chunks of ``chunk_values`` values of a block
     (a dask block or a Spark batch may be larger than one chunk, and each
-    pass's temporaries are the size of what it is given); a module-level
-    function, so that Spark's executors can unpickle it."""
+    pass's temporaries are the size of what it is given); ``threads_of(chunk)``,
+    if given, is passed to ``sums`` as ``threads=``. A module-level function,
+    so that Spark's executors can unpickle it."""
     total = None
     for chunk in _in_process_chunks(block, chunk_values):
+        options = {} if threads_of is None else {"threads": threads_of(chunk)}
         part = sums(chunk, *args, **options)
-        total = part if total is None else _add(total, part)
+        total = part if total is None else _dask._add(total, part)
     return total
 
 
@@ -78,12 +75,7 @@ def reduce_dense_blocks(X, sums, *args, chunk_values, threads_of=None):
         return _dask.reduce_blocks(X, _chunked_sums, sums, chunk_values, *args)
     if _spark.is_spark_rows(X):
         return _spark.reduce_partitions(X, _chunked_sums, sums, chunk_values, *args)
-    total = None
-    for chunk in _in_process_chunks(X, chunk_values):
-        options = {} if threads_of is None else {"threads": threads_of(chunk)}
-        part = sums(chunk, *args, **options)
-        total = part if total is None else _add(total, part)
-    return total
+    return _chunked_sums(X, sums, chunk_values, *args, threads_of=threads_of)
 
 
 def dense_block(block):
@@ -176,23 +168,6 @@ class NormalisedRows:
             chunk_values=chunk_values,
             threads_of=threads_of,
         )
-
-
-def feature_cell_sums(block, edges):
-    """(counts of shape (d, edges.size + 1), rows with a non-finite entry):
-    cell k of feature j holds the rows with x_j in (edges[k − 1], edges[k]];
-    a row with a non-finite entry counts as the row x = 0 (the rule
-    ``nonfinite="zero"``; the caller refuses it under "raise"). One feature
-    at a time, so that the temporaries are columns, not the block."""
-    block = dense_block(block)
-    bad = ~np.isfinite(block).all(axis=1)
-    size = edges.size + 1
-    counts = np.empty((block.shape[1], size), dtype=np.int64)
-    for j in range(block.shape[1]):
-        column = np.where(bad, 0.0, block[:, j])
-        cells = np.searchsorted(edges, column, side="left")
-        counts[j] = np.bincount(cells, minlength=size)
-    return counts, int(np.count_nonzero(bad))
 
 
 # Rows summed at once in float64: |u|·2^32 ≤ 2^32, so 2^20 of them stay

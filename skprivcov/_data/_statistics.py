@@ -58,7 +58,6 @@ from skprivcov._data._normalised import (
     BOX_BITS,
     NormalisedRows,
     box_means_sums,
-    feature_cell_sums,
     reduce_dense_blocks,
 )
 from skprivcov._data._row_norms import (
@@ -986,7 +985,7 @@ def feature_cells(X, edges, *, nonfinite="raise"):
     """
     cells, n_bad = reduce_dense_blocks(
         X,
-        feature_cell_sums,
+        _feature_count_sums,
         np.asarray(edges, dtype=np.float64),
         chunk_values=_CHUNK_VALUES,
     )

@@ -137,20 +137,21 @@ def choose_feature_scaling(mode, public, data, budget, rng, *, centred):
     """
     if mode is None:
         return data, (), budget, None, None
-    widest = z_limit(data.n_samples, data.n_features, budget)
     if mode == "public":
         centre, scale = public
-        limit = np.full(data.n_features, widest)
-        return data.normalised(centre, scale, limit), (), budget, centre, scale
-    *parts, rest = split_budget("feature scaling", budget, centred=centred)
-    centre, scale, limit = private_feature_scaling(
-        data, tuple(parts), rng, n_features=data.n_features, centred=centred
-    )
-    # The release's own budget sets how far z may reach.
-    widest = z_limit(data.n_samples, data.n_features, rest.cost)
-    limit = np.where(np.isfinite(limit), limit * (widest / Z_LIMIT), limit)
-    mapped = data.normalised(centre, scale, limit=limit)
-    return mapped, tuple(parts), rest.cost, centre, scale
+        parts, rest = (), budget
+        limit = np.full(data.n_features, Z_LIMIT)
+    else:
+        *parts, release = split_budget("feature scaling", budget, centred=centred)
+        parts, rest = tuple(parts), release.cost
+        centre, scale, limit = private_feature_scaling(
+            data, parts, rng, n_features=data.n_features, centred=centred
+        )
+    # The release's own budget sets how far z may reach (a feature left as
+    # given has limit inf, and keeps it).
+    widest = z_limit(data.n_samples, data.n_features, rest)
+    mapped = data.normalised(centre, scale, limit=limit * (widest / Z_LIMIT))
+    return mapped, parts, rest, centre, scale
 
 
 def to_raw_units(covariance, location, centre, scale):

@@ -263,7 +263,7 @@ class BasePrivateCovariance(
         # §23: the rows mapped to z = (x − c)/s first (a private c and s at
         # their parts, or public ones), then the norm bound chosen for z.
         data, scaling_parts, cost, centre, scale = choose_feature_scaling(
-            scaling_mode(getattr(self, "feature_scaling", None), self.norm_bound),
+            scaling_mode(self.feature_scaling, self.norm_bound),
             self._public_scaling,
             data,
             cost,
